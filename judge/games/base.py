@@ -1,0 +1,162 @@
+"""The game API: every game is a pure state machine driven by the match runner.
+
+A game never does I/O, never reads a clock and draws randomness only from the
+``random.Random`` the runner passes in, so the same seed and the same orders
+always give the same replay. The runner's loop, for every turn::
+
+    movers = state.to_move()                    # seats that must answer now
+    messages = state.begin_turn()               # lines each mover is told
+    orders = {s: state.parse_order(s, lines)}   # IllegalOrder disqualifies
+    line = state.apply(orders)                  # one replay line per turn
+    ...until state.is_over(); then state.result() and state.final_message(s)
+
+Messages carry only what is new for a seat since its previous message.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from protocol import Limits
+
+
+class GameOptions(BaseModel):
+    """Base for a game's options; each game subclasses it with its own fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class IllegalOrder(Exception):
+    """An answer that disqualifies its seat. ``code`` is the outcome code."""
+
+    def __init__(self, reason: str, *, code: str = "invalid_order") -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class ReplayMismatch(Exception):
+    """A replay turn line that the game cannot read back."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """Final standing. ``ranks`` are 1-based (1 is best); equal ranks are ties."""
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    summary: str = ""
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat, or None for a draw at the top."""
+        best = [seat for seat, rank in enumerate(self.ranks) if rank == 1]
+        return best[0] if len(best) == 1 else None
+
+
+def competition_ranks(values: Sequence[float], *, higher_is_better: bool = True) -> list[int]:
+    """Standard competition ranking (1, 1, 3): equal values share a rank."""
+    sign = -1 if higher_is_better else 1
+    order = sorted(range(len(values)), key=lambda i: sign * values[i])
+    ranks = [0] * len(values)
+    for position, seat in enumerate(order):
+        if position and values[seat] == values[order[position - 1]]:
+            ranks[seat] = ranks[order[position - 1]]
+        else:
+            ranks[seat] = position + 1
+    return ranks
+
+
+@dataclass
+class GameState(ABC):
+    """One match in progress. Subclass it, set the class variables, add ``GAME = YourClass``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    min_seats: ClassVar[int] = 2
+    max_seats: ClassVar[int] = 2
+    Options: ClassVar[type[GameOptions]] = GameOptions
+    # What a bot may send in one answer; the decoder enforces it.
+    limits: ClassVar[Limits] = Limits(max_line_length=256, max_lines=8, max_message_bytes=4096)
+
+    seats: int
+    options: GameOptions
+    rng: random.Random
+    disqualified: dict[int, str] = field(default_factory=dict)
+
+    # -- the turn cycle -------------------------------------------------
+    @abstractmethod
+    def to_move(self) -> Sequence[int]:
+        """Seats that must answer this turn (none once the game is over)."""
+
+    @abstractmethod
+    def begin_turn(self) -> Mapping[int, list[str]]:
+        """The message for every seat in ``to_move()``; marks that news as told."""
+
+    @abstractmethod
+    def parse_order(self, seat: int, lines: list[str]) -> str:
+        """Check one answer; return the canonical order or raise IllegalOrder."""
+
+    @abstractmethod
+    def apply(self, orders: Mapping[int, str]) -> str:
+        """Play the turn with every mover's order; return its replay line."""
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> GameResult:
+        """Scores and ranks; disqualified seats must rank below all others."""
+
+    # -- replays ---------------------------------------------------------
+    @abstractmethod
+    def orders_from_line(self, line: str) -> dict[int, str]:
+        """The orders a replay turn line records (raise ReplayMismatch if unreadable)."""
+
+    # -- hooks with sensible defaults ------------------------------------
+    def final_message(self, seat: int) -> list[str]:
+        """What a seat is told when the match ends (news it has not seen, then the end)."""
+        result = self.result()
+        return [f"END {result.ranks[seat]} {' '.join(_fmt(s) for s in result.scores)}"]
+
+    def disqualify(self, seat: int, code: str) -> None:
+        """Remove a seat from play. By default the game ends when under two seats remain."""
+        self.disqualified[seat] = code
+
+    def live_seats(self) -> list[int]:
+        return [s for s in range(self.seats) if s not in self.disqualified]
+
+    def seat_label(self, seat: int) -> str:
+        """How the game names a seat in its messages and replay lines."""
+        return str(seat + 1)
+
+    def rank_with_disqualified(self, scores: Sequence[float], higher_is_better: bool = True) -> list[int]:
+        """Competition ranks over live seats by score, every disqualified seat after them."""
+        live = self.live_seats()
+        live_ranks = competition_ranks([scores[s] for s in live], higher_is_better=higher_is_better)
+        ranks = [0] * self.seats
+        for seat, rank in zip(live, live_ranks, strict=True):
+            ranks[seat] = rank
+        for seat in self.disqualified:
+            ranks[seat] = len(live) + 1
+        return ranks
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def single_order(lines: list[str]) -> str:
+    """The one order of an answer, stripped; IllegalOrder for zero or several."""
+    orders = [line.strip() for line in lines if line.strip()]
+    if not orders:
+        raise IllegalOrder("sent no order (an empty answer)", code="no_order")
+    if len(orders) > 1:
+        raise IllegalOrder(f"sent {len(orders)} orders, exactly one is allowed", code="multiple_orders")
+    return orders[0]

@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.errors import ProtocolError
+
+TERMINATOR = b"."
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Hard caps on what a peer may send in one message.
+
+    The decoder refuses input as soon as a cap is provably exceeded, so a flood
+    is never buffered beyond ``max_message_bytes``.
+    """
+
+    max_line_length: int = 1024
+    max_lines: int = 64
+    max_message_bytes: int = 65536
+
+    def __post_init__(self) -> None:
+        if self.max_line_length < 1 or self.max_lines < 1 or self.max_message_bytes < 2:
+            raise ValueError("protocol limits must be positive")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def encode(lines: list[str] | tuple[str, ...]) -> bytes:
+    """Encode one message: each line, then the terminating ``.`` line."""
+    for line in lines:
+        if "\n" in line or line == ".":
+            raise ValueError(f"line cannot be sent inside a message: {line!r}")
+    if not lines:
+        return b".\n"
+    return ("\n".join(lines) + "\n.\n").encode()
+
+
+class Decoder:
+    """Incremental decoder: feed bytes in any chunking, take complete messages.
+
+    ``feed`` raises :class:`ProtocolError` once the peer has broken a limit or
+    sent bytes that are not UTF-8; after that the decoder stays broken.
+    """
+
+    __slots__ = ("_buffer", "_error", "_limits", "_scan_from")
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self._limits = limits
+        self._buffer = bytearray()
+        self._scan_from = 0  # where to resume looking for the terminator
+        self._error: ProtocolError | None = None
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received that do not yet form a complete message."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> list[list[str]]:
+        """Add bytes; return every message they complete, in order."""
+        if self._error is not None:
+            raise self._error
+        buf = self._buffer
+        buf += data
+        messages: list[list[str]] = []
+        while True:
+            found = self._find_terminator()
+            if found is None:
+                break
+            body_end, after = found
+            messages.append(self._decode(bytes(buf[:body_end])))
+            del buf[:after]
+            self._scan_from = 0
+        self._check_partial()
+        return messages
+
+    def _find_terminator(self) -> tuple[int, int] | None:
+        buf = self._buffer
+        if buf[:2] == b".\n":
+            return (0, 2)
+        if buf[:3] == b".\r\n":
+            return (0, 3)
+        start = max(self._scan_from - 3, 0)
+        i = buf.find(b"\n.", start)
+        while i >= 0:
+            j = i + 2
+            if buf[j : j + 1] == b"\n":
+                return (i + 1, j + 1)
+            if buf[j : j + 2] == b"\r\n":
+                return (i + 1, j + 2)
+            if j >= len(buf) or (buf[j : j + 1] == b"\r" and j + 1 >= len(buf)):
+                break  # may still complete with the next chunk
+            i = buf.find(b"\n.", i + 1)
+        self._scan_from = len(buf)
+        return None
+
+    def _fail(self, message: str, *, limit: str, line: int | None) -> ProtocolError:
+        self._error = ProtocolError(message, limit=limit, line=line)
+        self._buffer.clear()
+        return self._error
+
+    def _check_partial(self) -> None:
+        buf = self._buffer
+        if not buf:
+            return
+        limits = self._limits
+        if len(buf) > limits.max_message_bytes:
+            raise self._fail(
+                f"message exceeds {limits.max_message_bytes} bytes without a '.' line",
+                limit="max_message_bytes",
+                line=buf.count(b"\n") + 1,
+            )
+        last_newline = buf.rfind(b"\n")
+        if len(buf) - last_newline - 1 > limits.max_line_length + 1:  # +1 allows a '\r'
+            raise self._fail(
+                f"line longer than {limits.max_line_length} bytes",
+                limit="max_line_length",
+                line=buf.count(b"\n") + 1,
+            )
+        if last_newline >= 0 and buf.count(b"\n") > limits.max_lines:
+            raise self._fail(
+                f"more than {limits.max_lines} lines without a '.' line",
+                limit="max_lines",
+                line=limits.max_lines + 1,
+            )
+
+    def _decode(self, body: bytes) -> list[str]:
+        limits = self._limits
+        if len(body) > limits.max_message_bytes:
+            raise self._fail(
+                f"message exceeds {limits.max_message_bytes} bytes",
+                limit="max_message_bytes",
+                line=None,
+            )
+        if not body:
+            return []
+        raw_lines = body[:-1].split(b"\n")  # body ends with '\n'
+        if len(raw_lines) > limits.max_lines:
+            raise self._fail(
+                f"more than {limits.max_lines} lines in one message",
+                limit="max_lines",
+                line=limits.max_lines + 1,
+            )
+        lines: list[str] = []
+        for number, raw in enumerate(raw_lines, 1):
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if len(raw) > limits.max_line_length:
+                raise self._fail(
+                    f"line {number} is longer than {limits.max_line_length} bytes",
+                    limit="max_line_length",
+                    line=number,
+                )
+            try:
+                lines.append(raw.decode())
+            except UnicodeDecodeError:
+                raise self._fail(
+                    f"line {number} is not valid UTF-8", limit="utf8", line=number
+                ) from None
+        return lines
