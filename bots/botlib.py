@@ -1,0 +1,58 @@
+"""A tiny helper for writing judge bots in Python (no dependencies).
+
+    import botlib
+    for message in botlib.messages():      # each message is a list of lines
+        botlib.answer("R")                 # one order, then the '.' line
+
+``botlib.messages()`` stops at the end of the match (an ``END`` line or EOF).
+``botlib.rng()`` is a ``random.Random`` seeded by the judge for this bot.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from collections.abc import Iterator
+
+_in = sys.stdin.buffer
+_out = sys.stdout.buffer
+
+
+def read_message() -> list[str] | None:
+    """The next message from the judge, or None at EOF."""
+    lines: list[str] = []
+    while True:
+        raw = _in.readline()
+        if not raw:
+            return None
+        line = raw.decode().rstrip("\r\n")
+        if line == ".":
+            return lines
+        lines.append(line)
+
+
+def messages() -> Iterator[list[str]]:
+    """Every turn's message until the judge says the match is over."""
+    while (message := read_message()) is not None:
+        if any(line.startswith("END") for line in message):
+            return
+        yield message
+
+
+def answer(*orders: str) -> None:
+    _out.write("".join(f"{order}\n" for order in orders).encode() + b".\n")
+    _out.flush()
+
+
+def fields(message: list[str]) -> dict[str, list[str]]:
+    """Key-prefixed lines as a dict: ``['Y 1', 'E 2']`` -> ``{'Y': ['1'], 'E': ['2']}``."""
+    result: dict[str, list[str]] = {}
+    for line in message:
+        key, _, rest = line.partition(" ")
+        result[key] = rest.split()
+    return result
+
+
+def rng() -> random.Random:
+    return random.Random(int(os.environ.get("JUDGE_SEED", "0")))

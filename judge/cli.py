@@ -1,0 +1,178 @@
+"""The ``judge`` command. Thin: parses arguments, calls the same functions the server uses."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from judge import __version__, logs
+from judge.bots import BotError, builtin_bots, resolve
+from judge.games import UnknownGame, all_games, get_game
+from judge.models import MatchResult, MatchSpec
+from judge.runner import run_match
+
+
+def _game(name: str) -> str:
+    try:
+        return get_game(name).name
+    except UnknownGame as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _options(game: str, pairs: dict[str, Any]) -> dict[str, Any]:
+    """Validate game options before any process starts."""
+    from pydantic import ValidationError
+
+    options = {k: v for k, v in pairs.items() if v is not None}
+    try:
+        return get_game(game).Options(**options).model_dump()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"--{'-'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise click.UsageError(f"bad options for {game}: {problems}") from None
+
+
+def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--option takes KEY=VALUE, got {value!r}")
+        result[key.replace("-", "_")] = raw
+    return result
+
+
+def resolve_bots(game: str, args: tuple[str, ...], adapter: str | None) -> list[Any]:
+    specs = []
+    for arg in args:
+        try:
+            specs.append(resolve(arg, game, adapter=adapter))
+        except BotError as exc:
+            raise click.UsageError(str(exc)) from None
+    return specs
+
+
+def print_result(result: MatchResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{result.game} · seed {result.seed} · {result.turns} turns")
+    for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):
+        table.add_column(column)
+    for p in result.players:
+        outcome = p.outcome if p.outcome == "ok" else f"[red]{p.outcome}[/]: {p.reason}"
+        table.add_row(
+            p.label, p.name, f"{p.score:g}", str(p.rank), outcome,
+            f"{p.response.median_ms:.2f}", f"{p.response.max_ms:.2f}",
+        )
+    console.print(table)
+    if result.draw:
+        console.print(f"[bold]Draw[/] ({result.summary})")
+    else:
+        assert result.winner is not None
+        console.print(f"[bold]{result.players[result.winner].name} wins[/] ({result.summary})")
+    if result.replay:
+        console.print(f"replay: {result.replay}")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="judge")
+@click.option("--log-level", default="warning", show_default=True,
+              type=click.Choice(["debug", "info", "warning", "error"]), help="log verbosity (stderr)")
+def main(log_level: str) -> None:
+    """Run matches between bots written in any language."""
+    logs.configure(log_level)
+
+
+@main.command()
+@click.argument("game")
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--seed", type=int, default=None, help="random seed (default: random)")
+@click.option("--turns", type=int, default=None, help="turns (rps)")
+@click.option("--race-to", type=int, default=None, help="round wins that end a game (roshambolo)")
+@click.option("--rounds", type=int, default=None, help="rounds (counting)")
+@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
+@click.option("--replay", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the replay here (.gz/.zst compress)")
+@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
+@click.option("--startup", type=float, default=5.0, show_default=True,
+              help="extra seconds on the first turn (interpreter and JIT start-up)")
+@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
+@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
+          race_to: int | None, rounds: int | None, extra: tuple[str, ...], replay: Path | None,
+          deadline: float, startup: float, adapter: str | None, as_json: bool) -> None:
+    """Play one match of GAME between BOTS (paths, commands, directories or built-in names)."""
+    import random
+
+    game = _game(game)
+    pairs = {"turns": turns, "race_to": race_to, "rounds": rounds, **parse_option_pairs(extra)}
+    options = _options(game, pairs)
+    if deadline <= 0 or startup < 0:
+        raise click.UsageError("--deadline must be > 0 and --startup >= 0")
+    cls = get_game(game)
+    if not cls.min_seats <= len(bots) <= cls.max_seats:
+        seats = f"{cls.min_seats}" if cls.min_seats == cls.max_seats else f"{cls.min_seats} or more"
+        raise click.UsageError(f"{game} takes {seats} bots, got {len(bots)}")
+    if replay is not None and not replay.parent.exists():
+        raise click.UsageError(f"directory {replay.parent} does not exist")
+    specs = resolve_bots(game, bots, adapter)
+    spec = MatchSpec(
+        game=game, bots=specs, seed=seed if seed is not None else random.randrange(2**31),
+        options=options, turn_deadline=deadline, startup_allowance=startup,
+    )
+    from judge.sandbox.select import default_sandbox
+
+    result = trio.run(lambda: run_match(spec, sandbox=default_sandbox(), replay_path=replay))
+    if as_json:
+        click.echo(result.model_dump_json())
+    else:
+        print_result(result)
+
+
+@main.command("bots")
+@click.argument("game", required=False)
+def list_bots(game: str | None) -> None:
+    """List the built-in bots (of GAME, or of every game)."""
+    games = [_game(game)] if game else list(all_games())
+    for name in games:
+        click.echo(f"{name}:")
+        for bot, doc in builtin_bots(name).items():
+            click.echo(f"  {bot:<12} {doc}")
+
+
+@main.command("games")
+def list_games() -> None:
+    """List the games."""
+    for name, cls in all_games().items():
+        click.echo(f"{name:<12} {cls.description}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--plain", is_flag=True, help="print only the turn lines (the seed's format)")
+def replay(file: Path, plain: bool) -> None:
+    """Print a replay FILE."""
+    from replays.reader import open_text
+
+    with open_text(file) as handle:
+        for line in handle:
+            if plain and line.startswith("#"):
+                continue
+            sys.stdout.write(line)
+
+
+def run() -> None:
+    main()
+
+
+if __name__ == "__main__":
+    main()

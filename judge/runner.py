@@ -1,0 +1,446 @@
+"""The match runner: one match between bot processes, turn by turn, under deadlines.
+
+The same ``run_match`` serves the CLI, tournaments and the server. Per turn it
+sends every mover its message, then awaits every answer under one absolute
+deadline (no nursery per turn), asks the game to apply the orders, and emits
+the turn's replay line to every sink.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import structlog
+import trio
+
+from judge import __version__
+from judge.games import GameState, IllegalOrder, get_game
+from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
+from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
+from protocol import Decoder, ProtocolError, encode
+from replays import ReplayWriter, event_line, header_line
+
+log = structlog.get_logger("judge.runner")
+
+LineSink = Callable[[str], None]
+STDERR_HEAD = 4096
+STDERR_TAIL = 4096
+READ_SIZE = 65536
+FINAL_SEND_TIMEOUT = 0.2
+STDERR_DRAIN = 0.25
+
+
+class BotFailed(Exception):
+    """A seat must be disqualified: ``code`` is its outcome code."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class StderrTail:
+    """Keeps the first and the last few KiB of what a bot wrote to stderr."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        room = STDERR_HEAD - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            excess = len(self.tail) - STDERR_TAIL
+            if excess > 0:
+                del self.tail[:excess]
+                self.dropped += excess
+
+    def text(self) -> str:
+        middle = f"\n[... {self.dropped} bytes dropped ...]\n" if self.dropped else ""
+        return (bytes(self.head) + middle.encode() + bytes(self.tail)).decode(errors="replace")
+
+
+class Seat:
+    """The judge's end of one bot: raw non-blocking pipe fds, a decoder, timings."""
+
+    def __init__(self, index: int, name: str, proc: BotProcess, decoder: Decoder) -> None:
+        self.index = index
+        self.name = name
+        self.proc = proc
+        self.decoder = decoder
+        self.stdin = proc.process.stdin
+        self.stdout = proc.process.stdout
+        assert self.stdin is not None and self.stdout is not None
+        self.stdin_fd = self.stdin.fileno()
+        self.stdout_fd = self.stdout.fileno()
+        self.ready: deque[list[str]] = deque()
+        self.unsent = b""
+        self.times: list[float] = []
+        self.stderr = StderrTail()
+        self.outcome = "ok"
+        self.reason = ""
+        self.failed_turn: int | None = None
+        self.stderr_done = trio.Event()
+
+    # -- writing -------------------------------------------------------
+    def send_now(self, data: bytes) -> None:
+        """Write what fits without blocking; the rest waits in ``unsent``."""
+        try:
+            written = os.write(self.stdin_fd, data)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise self.gone("closed_stdin", "closed its stdin") from None
+        self.unsent = data[written:]
+
+    async def flush(self) -> None:
+        while self.unsent:
+            await trio.lowlevel.wait_writable(self.stdin_fd)
+            self.send_now(self.unsent)
+
+    # -- reading -------------------------------------------------------
+    def _read_available(self) -> bool:
+        """Read what is in the pipe now; False if nothing was there."""
+        try:
+            data = os.read(self.stdout_fd, READ_SIZE)
+        except BlockingIOError:
+            return False
+        if not data:
+            raise self.gone("closed_stdout", "closed its stdout")
+        try:
+            self.ready.extend(self.decoder.feed(data))
+        except ProtocolError as exc:
+            raise BotFailed("protocol_error", str(exc)) from None
+        return True
+
+    async def receive(self) -> list[str]:
+        while not self.ready:
+            if not self._read_available():
+                await trio.lowlevel.wait_readable(self.stdout_fd)
+        return self.ready.popleft()
+
+    def receive_now(self) -> list[str] | None:
+        """An answer that has already arrived, without waiting."""
+        while not self.ready and self._read_available():
+            pass
+        return self.ready.popleft() if self.ready else None
+
+    def gone(self, code: str, what: str) -> BotFailed:
+        """Why the pipe broke: a dead bot is a crash or an early exit, not a closed pipe."""
+        status = self.proc.exit_status()
+        if status is None:
+            return BotFailed(code, f"{what} while still running")
+        return _exited(status)
+
+
+def _exited(status: int) -> BotFailed:
+    if status == 0:
+        return BotFailed("exit", "exited with status 0 before the match ended")
+    if status < 0:
+        return BotFailed("crash", f"killed by signal {-status}")
+    return BotFailed("crash", f"exited with status {status}")
+
+
+async def _pump_stderr(seat: Seat) -> None:
+    stream = seat.proc.process.stderr
+    assert stream is not None
+    try:
+        while data := await stream.receive_some(READ_SIZE):
+            seat.stderr.add(data)
+    except (trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+        pass
+    finally:
+        seat.stderr_done.set()
+
+
+def _stats(times: list[float]) -> ResponseStats:
+    if not times:
+        return ResponseStats()
+    ordered = sorted(times)
+    ms = 1000.0
+    return ResponseStats(
+        count=len(ordered),
+        mean_ms=round(statistics.fmean(ordered) * ms, 3),
+        median_ms=round(statistics.median(ordered) * ms, 3),
+        p95_ms=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * ms, 3),
+        max_ms=round(ordered[-1] * ms, 3),
+    )
+
+
+class Match:
+    """One match being run. Use :func:`run_match`."""
+
+    def __init__(self, spec: MatchSpec, sandbox: Sandbox, sinks: list[LineSink]) -> None:
+        self.spec = spec
+        self.sandbox = sandbox
+        self.sinks = sinks
+        game_cls = get_game(spec.game)
+        if not game_cls.min_seats <= len(spec.bots) <= game_cls.max_seats:
+            raise ValueError(
+                f"{spec.game} needs {game_cls.min_seats}..{game_cls.max_seats} bots, "
+                f"got {len(spec.bots)}"
+            )
+        import random
+
+        self.options = game_cls.Options(**spec.options)
+        self.state: GameState = game_cls(
+            seats=len(spec.bots), options=self.options, rng=random.Random(spec.seed)
+        )
+        self.seats: list[Seat | None] = [None] * len(spec.bots)
+        self.turn = 0
+        self.failures: dict[int, BotFailed] = {}
+
+    def emit(self, line: str) -> None:
+        for sink in self.sinks:
+            sink(line)
+
+    def header(self) -> dict[str, object]:
+        limits = self.state.limits
+        return {
+            "game": self.spec.game,
+            "match_id": self.spec.match_id,
+            "seed": self.spec.seed,
+            "options": self.options.model_dump(),
+            "players": [
+                {"seat": i, "label": self.state.seat_label(i), "name": bot.name}
+                for i, bot in enumerate(self.spec.bots)
+            ],
+            "judge": __version__,
+            "sandbox": self.sandbox.layer,
+            "turn_deadline": self.spec.turn_deadline,
+            "startup_allowance": self.spec.startup_allowance,
+            "limits": {
+                "max_line_length": limits.max_line_length,
+                "max_lines": limits.max_lines,
+                "max_message_bytes": limits.max_message_bytes,
+            },
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+
+    # -- lifecycle -------------------------------------------------------
+    async def start_bots(self, nursery: trio.Nursery) -> None:
+        for index, bot in enumerate(self.spec.bots):
+            bot_seed = (self.spec.seed * 1_000_003 + index) % (2**63)
+            try:
+                proc = await self.sandbox.start(bot, seed=bot_seed)
+            except SandboxError as exc:
+                self.disqualify(index, BotFailed("start_failed", str(exc)))
+                continue
+            seat = Seat(index, bot.name, proc, Decoder(self.state.limits))
+            self.seats[index] = seat
+            nursery.start_soon(_pump_stderr, seat)
+
+    def disqualify(self, index: int, failure: BotFailed) -> None:
+        if index in self.failures:
+            return
+        self.failures[index] = failure
+        self.state.disqualify(index, failure.code)
+        seat = self.seats[index]
+        if seat is not None:
+            seat.outcome, seat.reason, seat.failed_turn = failure.code, failure.reason, self.turn + 1
+        log.info("disqualified", seat=index, code=failure.code, reason=failure.reason, turn=self.turn + 1)
+        self.emit(
+            event_line(
+                "dq",
+                {"seat": index, "turn": self.turn + 1, "code": failure.code, "reason": failure.reason},
+            )
+        )
+
+    async def play(self) -> None:
+        state = self.state
+        first = True
+        while not state.is_over():
+            movers = [s for s in state.to_move() if s not in self.failures]
+            if not movers:
+                break
+            messages = state.begin_turn()
+            answers = await self.exchange(movers, messages, first)
+            first = False
+            orders: dict[int, str] = {}
+            for index in movers:
+                if index in self.failures:
+                    continue
+                try:
+                    orders[index] = state.parse_order(index, answers[index])
+                except IllegalOrder as exc:
+                    self.disqualify(index, BotFailed(exc.code, exc.reason))
+            for index in movers:
+                if index in self.failures and (seat := self.seats[index]) is not None:
+                    await seat.proc.kill()
+            if state.is_over() or not orders:
+                break
+            self.emit(state.apply(orders) + "\n")
+            self.turn += 1
+            if self.turn % 64 == 0:
+                await trio.lowlevel.checkpoint()
+
+    async def exchange(
+        self, movers: list[int], messages: dict[int, list[str]] | object, first: bool
+    ) -> dict[int, list[str]]:
+        """Send every mover its message and collect the answers under one deadline."""
+        assert isinstance(messages, dict)
+        budget = self.spec.turn_deadline + (self.spec.startup_allowance if first else 0.0)
+        started = trio.current_time()
+        answers: dict[int, list[str]] = {}
+        live: list[Seat] = []
+        for index in movers:
+            seat = self.seats[index]
+            assert seat is not None
+            try:
+                seat.send_now(encode(messages[index]))
+                live.append(seat)
+            except BotFailed as failure:
+                self.disqualify(index, failure)
+        with trio.CancelScope(deadline=started + budget):
+            for seat in live:
+                try:
+                    await seat.flush()
+                    answers[seat.index] = await seat.receive()
+                    seat.times.append(trio.current_time() - started)
+                except BotFailed as failure:
+                    self.disqualify(seat.index, failure)
+        for seat in live:
+            if seat.index in answers or seat.index in self.failures:
+                continue
+            try:
+                answer = None if seat.unsent else seat.receive_now()
+            except BotFailed as failure:
+                self.disqualify(seat.index, failure)
+                continue
+            if answer is not None:
+                answers[seat.index] = answer
+                seat.times.append(trio.current_time() - started)
+                continue
+            status = seat.proc.exit_status()
+            if status is not None:
+                self.disqualify(seat.index, _exited(status))
+            else:
+                self.disqualify(
+                    seat.index,
+                    BotFailed("timeout", f"no complete answer within {budget:g} s"),
+                )
+        return answers
+
+    async def finish(self) -> None:
+        """Tell live bots the match is over, close their stdin, kill what remains."""
+        live = [s for s in self.seats if s is not None and s.index not in self.failures]
+        for seat in live:
+            try:
+                seat.send_now(encode(self.state.final_message(seat.index)))
+            except BotFailed:
+                continue
+        with trio.move_on_after(FINAL_SEND_TIMEOUT):
+            for seat in live:
+                try:
+                    await seat.flush()
+                except BotFailed:
+                    pass
+        for seat in live:
+            await seat.stdin.aclose()
+        with trio.move_on_after(self.spec.end_grace):
+            for seat in live:
+                await _wait_exit(seat.proc)
+        await self.kill_all()
+
+    async def kill_all(self) -> None:
+        with trio.CancelScope(shield=True):
+            for seat in self.seats:
+                if seat is not None:
+                    await seat.proc.kill()
+                    for stream in (seat.stdin, seat.stdout):
+                        await stream.aclose()
+
+    def result(self, duration: float, replay: Path | None) -> MatchResult:
+        game_result = self.state.result()
+        players = []
+        for index, bot in enumerate(self.spec.bots):
+            seat = self.seats[index]
+            failure = self.failures.get(index)
+            players.append(
+                PlayerResult(
+                    name=bot.name,
+                    seat=index,
+                    label=self.state.seat_label(index),
+                    score=game_result.scores[index],
+                    rank=game_result.ranks[index],
+                    outcome=failure.code if failure else "ok",
+                    reason=failure.reason if failure else "",
+                    turn=seat.failed_turn if seat else (1 if failure else None),
+                    response=_stats(seat.times) if seat else ResponseStats(),
+                    stderr=seat.stderr.text() if seat else "",
+                    exit_status=seat.proc.process.returncode if seat else None,
+                )
+            )
+        winner = game_result.winner
+        return MatchResult(
+            match_id=self.spec.match_id,
+            game=self.spec.game,
+            seed=self.spec.seed,
+            options=self.options.model_dump(),
+            turns=self.turn,
+            players=players,
+            winner=winner,
+            draw=winner is None,
+            summary=game_result.summary,
+            replay=str(replay) if replay else None,
+            sandbox=self.sandbox.layer,
+            duration_s=round(duration, 4),
+            judge_version=__version__,
+        )
+
+
+async def _wait_exit(proc: BotProcess) -> None:
+    while proc.exit_status() is None:
+        await trio.sleep(0.005)
+
+
+async def run_match(
+    spec: MatchSpec,
+    *,
+    sandbox: Sandbox | None = None,
+    replay_path: Path | None = None,
+    sinks: Iterable[LineSink] = (),
+) -> MatchResult:
+    """Run one match to the end and return its result. Never raises because of a bot."""
+    if not spec.match_id:
+        spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
+    all_sinks = list(sinks)
+    writer = ReplayWriter(replay_path) if replay_path else None
+    if writer is not None:
+        all_sinks.insert(0, writer)
+    match = Match(spec, sandbox or PlainSandbox(), all_sinks)
+    began = time.monotonic()
+    with structlog.contextvars.bound_contextvars(match_id=spec.match_id):
+        log.info("match starting", game=spec.game, bots=[b.name for b in spec.bots], seed=spec.seed)
+        match.emit(header_line(match.header()))
+        try:
+            async with trio.open_nursery() as nursery:
+                try:
+                    await match.start_bots(nursery)
+                    await match.play()
+                    await match.finish()
+                finally:
+                    await match.kill_all()
+                    # Let stderr drain to EOF, but a leftover holding it open cannot stall us.
+                    with trio.move_on_after(STDERR_DRAIN), trio.CancelScope(shield=True):
+                        for seat in match.seats:
+                            if seat is not None:
+                                await seat.stderr_done.wait()
+                    nursery.cancel_scope.cancel()
+            result = match.result(time.monotonic() - began, replay_path)
+            match.emit(event_line("result", result.model_dump(mode="json", exclude={"players": {"__all__": {"stderr"}}})))
+        finally:
+            if writer is not None:
+                writer.close()
+        log.info("match finished", winner=result.winner, summary=result.summary, turns=result.turns)
+    return result

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+import os
+import signal
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+import trio
+
+from judge.models import BotSpec
+
+SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+class SandboxError(Exception):
+    """The sandbox could not start a bot, or cannot provide a required layer."""
+
+
+def minimal_env(bot: BotSpec, *, seed: int, home: Path | None) -> dict[str, str]:
+    """The whole environment a bot sees: nothing of the judge's leaks through."""
+    env = {
+        "PATH": SAFE_PATH,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "HOME": str(home or "/tmp"),
+        "JUDGE_SEED": str(seed),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    env.update(bot.env)
+    return env
+
+
+def exit_status(pid: int) -> int | None:
+    """Exit status of an unreaped child without reaping it (negative: killed by that signal)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return None
+    if info is None or info.si_pid == 0:
+        return None
+    if info.si_code == os.CLD_EXITED:
+        return info.si_status
+    return -info.si_status
+
+
+class BotProcess(ABC):
+    """A started bot: its process (pipes on stdin/stdout/stderr) and the means to end it."""
+
+    process: trio.Process
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def exit_status(self) -> int | None:
+        """The status if the bot has exited, without reaping it, else None."""
+        if self.process.returncode is not None:
+            return self.process.returncode
+        return exit_status(self.process.pid)
+
+    @abstractmethod
+    async def kill(self) -> None:
+        """Kill the bot and everything it started, then reap. Idempotent."""
+
+    def pause(self) -> None:
+        """Stop the bot's whole tree from running (between its turns)."""
+        self._signal_tree(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_tree(signal.SIGCONT)
+
+    def _signal_tree(self, sig: int) -> None:
+        if self.process.returncode is None:
+            try:
+                os.killpg(self.process.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def memory_exceeded(self) -> bool:
+        """Whether the bot was killed for its memory use (layers with memory limits)."""
+        return False
+
+    def cpu_seconds(self) -> float | None:
+        return None
+
+
+class Sandbox(ABC):
+    """Starts bots. ``layer`` names the isolation level and is recorded in results."""
+
+    layer: str = "none"
+
+    @abstractmethod
+    async def start(self, bot: BotSpec, *, seed: int) -> BotProcess: ...
+
+    def describe(self) -> str:
+        return self.layer

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+import trio
+
+from judge.models import BotSpec
+from judge.sandbox.base import BotProcess, Sandbox, SandboxError, minimal_env
+
+
+class PlainProcess(BotProcess):
+    def __init__(self, process: trio.Process) -> None:
+        self.process = process
+        self._killed = False
+
+    async def kill(self) -> None:
+        if not self._killed:
+            self._killed = True
+            # The leader is not reaped yet, so its pid (the group id) cannot be reused.
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        with trio.CancelScope(shield=True):
+            await self.process.wait()
+
+
+class PlainSandbox(Sandbox):
+    """No isolation beyond an own session and a minimal environment (development only)."""
+
+    layer = "none"
+
+    async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
+        cwd = bot.cwd or bot.box
+        try:
+            process = await trio.lowlevel.open_process(
+                list(bot.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                cwd=str(cwd) if cwd else None,
+                env=minimal_env(bot, seed=seed, home=cwd),
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
+        return PlainProcess(process)
