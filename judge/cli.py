@@ -170,9 +170,20 @@ def replay(file: Path, plain: bool) -> None:
             sys.stdout.write(line)
 
 
-def run() -> None:
-    main()
+# Each area adds its commands in its own module under judge/commands/ (one line here each).
+COMMAND_MODULES: tuple[str, ...] = ()
 
+
+def _register_commands() -> None:
+    import importlib
+
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register_commands()
 
 if __name__ == "__main__":
     main()

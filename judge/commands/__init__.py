@@ -1,0 +1,1 @@
+"""Commands of the judge CLI, one module per area; each exposes COMMANDS."""
