@@ -44,12 +44,14 @@ class Decoder:
     sent bytes that are not UTF-8; after that the decoder stays broken.
     """
 
-    __slots__ = ("_buffer", "_error", "_limits", "_scan_from")
+    __slots__ = ("_buffer", "_error", "_limits", "_line_start", "_lines_seen", "_scan_from")
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self._limits = limits
         self._buffer = bytearray()
         self._scan_from = 0  # where to resume looking for the terminator
+        self._line_start = 0  # start of the first line of a partial message not yet checked
+        self._lines_seen = 0  # complete lines of the partial message checked so far
         self._error: ProtocolError | None = None
 
     @property
@@ -75,7 +77,7 @@ class Decoder:
             body_end, after = found
             messages.append(self._decode(bytes(buf[:body_end])))
             del buf[:after]
-            self._scan_from = 0
+            self._scan_from = self._line_start = self._lines_seen = 0
         self._check_partial()
         return messages
 
@@ -105,6 +107,7 @@ class Decoder:
         return self._error
 
     def _check_partial(self) -> None:
+        """Enforce the limits on an unfinished message, looking at each byte once."""
         buf = self._buffer
         if not buf:
             return
@@ -113,21 +116,33 @@ class Decoder:
             raise self._fail(
                 f"message exceeds {limits.max_message_bytes} bytes without a '.' line",
                 limit="max_message_bytes",
-                line=buf.count(b"\n") + 1,
+                line=self._lines_seen + 1,
             )
-        last_newline = buf.rfind(b"\n")
-        if len(buf) - last_newline - 1 > limits.max_line_length + 1:  # +1 allows a '\r'
-            raise self._fail(
-                f"line longer than {limits.max_line_length} bytes",
-                limit="max_line_length",
-                line=buf.count(b"\n") + 1,
-            )
-        if last_newline >= 0 and buf.count(b"\n") > limits.max_lines:
-            raise self._fail(
-                f"more than {limits.max_lines} lines without a '.' line",
-                limit="max_lines",
-                line=limits.max_lines + 1,
-            )
+        longest = limits.max_line_length + 1  # +1 allows a trailing '\r'
+        start = self._line_start
+        newline = buf.find(b"\n", start)
+        while newline >= 0:
+            self._lines_seen += 1
+            if newline - start > longest:
+                break
+            if self._lines_seen > limits.max_lines:
+                raise self._fail(
+                    f"more than {limits.max_lines} lines without a '.' line",
+                    limit="max_lines",
+                    line=self._lines_seen,
+                )
+            start = newline + 1
+            newline = buf.find(b"\n", start)
+        else:
+            self._line_start = start
+            if len(buf) - start <= longest:
+                return
+            self._lines_seen += 1
+        raise self._fail(
+            f"line {self._lines_seen} is longer than {limits.max_line_length} bytes",
+            limit="max_line_length",
+            line=self._lines_seen,
+        )
 
     def _decode(self, body: bytes) -> list[str]:
         limits = self._limits

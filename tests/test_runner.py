@@ -1,0 +1,156 @@
+"""The match runner against real misbehaving bot processes."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import trio
+
+from judge.runner import run_match
+from tests.conftest import builtin, misbehaving, processes_running, rps_spec, TEST_BOTS
+
+
+async def test_paper_beats_rock_1000_to_0() -> None:
+    spec = rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=1000)
+    result = await run_match(spec)
+    assert [p.score for p in result.players] == [0, 1000]
+    assert result.winner == 1 and not result.draw
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert result.turns == 1000
+    assert result.players[0].response.count == 1000
+
+
+async def test_cycle_against_rock_exact_score() -> None:
+    # cycle plays R, P, S...: ties on R, wins on P, loses on S. 1000 turns = 333 full cycles + R.
+    spec = rps_spec(builtin("rps", "cycle"), builtin("rps", "rock"), turns=1000)
+    result = await run_match(spec)
+    assert [p.score for p in result.players] == [333, 333]
+    assert result.draw and result.winner is None
+
+
+async def test_same_seed_gives_identical_replay_body(tmp_path) -> None:
+    bodies = []
+    for run in range(2):
+        path = tmp_path / f"{run}.replay"
+        spec = rps_spec(builtin("rps", "random"), builtin("rps", "predictor"), turns=300, seed=42)
+        await run_match(spec, replay_path=path)
+        bodies.append([ln for ln in path.read_text().splitlines() if not ln.startswith("#")])
+    assert bodies[0] == bodies[1]
+    assert len(bodies[0]) == 300
+
+
+async def test_replay_grows_while_the_match_runs(tmp_path) -> None:
+    path = tmp_path / "live.replay"
+    seen: list[int] = []
+
+    async def watch() -> None:
+        while True:
+            if path.exists():
+                seen.append(sum(1 for ln in path.read_text().splitlines() if not ln.startswith("#")))
+            await trio.sleep(0.05)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        spec = rps_spec(builtin("rps", "rock"), misbehaving("slow", 1), turns=6)
+        result = await run_match(spec, replay_path=path)
+        nursery.cancel_scope.cancel()
+    assert result.players[1].outcome == "ok"
+    partial = [n for n in seen if 0 < n < 6]
+    assert partial, f"the replay never held a partial match: {seen}"
+
+
+# (mode, turn it misbehaves on, expected outcome code)
+CASES = [
+    ("sleep", 3, "timeout"),
+    ("crash", 4, "crash"),
+    ("exit", 2, "exit"),
+    ("close_stdout", 2, "closed_stdout"),
+    ("close_stdin", 2, "closed_stdin"),
+    ("two_orders", 2, "multiple_orders"),
+    ("only_dot", 1, "no_order"),
+    ("illegal", 5, "invalid_order"),
+    ("flood", 1, "protocol_error"),
+    ("line_flood", 1, "protocol_error"),
+    ("no_dot", 1, "timeout"),
+    ("bad_utf8", 1, "protocol_error"),
+    ("orphan", 2, "exit"),
+]
+
+
+@pytest.mark.parametrize(("mode", "turn", "outcome"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.usefixtures("no_leftovers")
+async def test_misbehaving_bot_is_disqualified(mode: str, turn: int, outcome: str) -> None:
+    spec = rps_spec(builtin("rps", "scissors"), misbehaving(mode, turn), turns=10, startup_allowance=2.0)
+    began = time.monotonic()
+    result = await run_match(spec)
+    elapsed = time.monotonic() - began
+    bad = result.players[1]
+    assert bad.outcome == outcome, bad.reason
+    assert bad.reason
+    # It misbehaves on turn `turn`, so turn - 1 turns were played; a closed stdin
+    # only shows when the judge next writes, one turn later.
+    caught = turn + 1 if mode == "close_stdin" else turn
+    assert result.turns == caught - 1
+    assert bad.turn == caught
+    assert result.winner == 0, "the well-behaved bot wins even though it was losing on score"
+    assert bad.rank == 2
+    assert elapsed < 10
+
+
+@pytest.mark.usefixtures("no_leftovers")
+async def test_answer_at_half_a_second_is_not_disqualified() -> None:
+    spec = rps_spec(builtin("rps", "scissors"), misbehaving("slow", 1), turns=3)
+    result = await run_match(spec)
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert result.players[1].score == 3
+    assert result.players[1].response.median_ms >= 450
+
+
+@pytest.mark.usefixtures("no_leftovers")
+async def test_bot_ignoring_sigterm_is_killed_after_the_end() -> None:
+    spec = rps_spec(builtin("rps", "scissors"), misbehaving("ignore_term"), turns=5, end_grace=0.2)
+    began = time.monotonic()
+    result = await run_match(spec)
+    assert time.monotonic() - began < 5
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert result.players[1].score == 5
+
+
+async def test_both_bots_failing_the_same_turn_is_a_draw() -> None:
+    spec = rps_spec(misbehaving("crash", 2), misbehaving("illegal", 2), turns=10)
+    result = await run_match(spec)
+    assert [p.outcome for p in result.players] == ["crash", "invalid_order"]
+    assert result.draw
+    assert not processes_running(str(TEST_BOTS / "misbehave.py"))
+
+
+async def test_missing_program_is_start_failed() -> None:
+    from judge.models import BotSpec
+
+    ghost = BotSpec(name="ghost", argv=("/nonexistent/bot",))
+    result = await run_match(rps_spec(builtin("rps", "rock"), ghost))
+    assert result.players[1].outcome == "start_failed"
+    assert result.winner == 0
+
+
+async def test_stderr_is_kept_bounded(tmp_path) -> None:
+    from judge.models import BotSpec
+
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import sys\n"
+        "sys.stderr.write('first words\\n' + 'x' * 200000 + '\\nlast words\\n')\n"
+        "for line in sys.stdin:\n"
+        "    if line.strip() == '.':\n"
+        "        print('R'); print('.', flush=True)\n"
+    )
+    import sys
+
+    noisy = BotSpec(name="noisy", argv=(sys.executable, str(script)))
+    result = await run_match(rps_spec(noisy, builtin("rps", "rock"), turns=3))
+    stderr = result.players[0].stderr
+    assert stderr.startswith("first words")
+    assert stderr.rstrip().endswith("last words")
+    assert len(stderr) < 10000
+    assert "bytes dropped" in stderr
