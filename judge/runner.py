@@ -258,14 +258,14 @@ class Match:
 
     async def play(self) -> None:
         state = self.state
-        first = True
         while not state.is_over():
             movers = [s for s in state.to_move() if s not in self.failures]
             if not movers:
                 break
             messages = state.begin_turn()
+            # The start-up allowance goes with each seat's first turn (one-mover games too).
+            first = any(not seat.times for i in movers if (seat := self.seats[i]) is not None)
             answers = await self.exchange(movers, messages, first)
-            first = False
             orders: dict[int, str] = {}
             for index in movers:
                 if index in self.failures:
@@ -277,8 +277,10 @@ class Match:
             for index in movers:
                 if index in self.failures and (seat := self.seats[index]) is not None:
                     await seat.proc.kill()
-            if state.is_over() or not orders:
+            if state.is_over():
                 break
+            if not orders:
+                continue  # every mover was disqualified; a game of 3+ seats may go on
             self.emit(state.apply(orders) + "\n")
             self.turn += 1
             if self.turn % 64 == 0:
