@@ -1,0 +1,80 @@
+"""Built-in cooperative counting bots, from the strategies in rules.md §3.4.
+
+Each keeps its own ``last_results`` list of ``(value reached, won)``, built from
+the ``L <value> <won 1|0>`` line the judge sends after every round.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from bots import botlib
+
+Results = list[tuple[int, bool]]
+Strategy = Callable[[Results], int]
+
+
+def run(strategy: Strategy) -> None:
+    results: Results = []
+    for message in botlib.messages():
+        last = botlib.fields(message).get("L")
+        if last:
+            results.append((int(last[0]), last[1] == "1"))
+        botlib.answer(str(strategy(results)))
+
+
+def naive(results: Results) -> int:
+    if not results:
+        return 100
+    value, won = results[-1]
+    return value if won else max(1, value - 1)
+
+
+def tit_for_tat(results: Results) -> int:
+    return results[-1][0] if results else 100
+
+
+def grim_trigger(results: Results) -> int:
+    return 1 if any(not won for _, won in results) else 100
+
+
+def primitive_looker(results: Results) -> int:
+    if not results:
+        return 100
+    if all(won for _, won in results):
+        return 99
+    lowered = results[-1][0] - 2
+    return lowered if lowered > 0 else 100
+
+
+def constant(value: int) -> Strategy:
+    return lambda results: value
+
+
+def random_strategy() -> Strategy:
+    rng: random.Random = botlib.rng()
+    return lambda results: min(rng.randint(1, 125), 100)
+
+
+def bot(make: Callable[[], Strategy], doc: str) -> Callable[[], None]:
+    def play() -> None:
+        run(make())
+
+    play.__doc__ = doc
+    return play
+
+
+BOTS = {
+    "naive": bot(lambda: naive, "100 first; the last value if it won, else one below it"),
+    "random": bot(random_strategy, "min(randint(1, 125), 100), from the judge's seed"),
+    "crab": bot(lambda: constant(1), "always 1"),
+    "shortcut": bot(lambda: constant(50), "always 50"),
+    "zoidberg": bot(lambda: constant(48), "always 48"),
+    "dedicated": bot(lambda: constant(100), "the dedicated counter: always 100"),
+    "tit_for_tat": bot(lambda: tit_for_tat, "100 first, then the last value reached"),
+    "grim_trigger": bot(lambda: grim_trigger, "100 until it has ever lost a round, then 1"),
+    "primitive_looker": bot(
+        lambda: primitive_looker, "100 first; 99 while unbeaten; after a loss, last value - 2"
+    ),
+}
