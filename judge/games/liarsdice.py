@@ -5,11 +5,12 @@ after whom) is a shuffle drawn from the game's rng. Every seat starts with 5
 dice of 6 faces, ones are not wild and nobody re-rolls inside a hand. A bid is
 ``quantity*10 + face`` and 0 calls liar. One seat moves per turn.
 
-The mover is told ``Y <its label>``, ``H <hands>`` and ``P <history>``: the
-exact strings the original passes to ``get_play(me, hands, history)``. News
-it has not seen yet comes first: ``S <hands> <history> <loser> <code>`` for
-every hand that ended (the original's showdown call, to every seat), and
-``D <label> <code>`` when a seat was disqualified. See docs/games/liarsdice.md.
+Every message starts with ``Y <label>``; then the news the seat has not seen:
+``S <hands> <history> <loser> <code>`` for every hand that ended (the original's
+showdown call, which goes to every seat) and ``D <label> <code>`` when a seat was
+disqualified; a turn ends with ``H <hands>`` and ``P <history>``, the exact
+strings the original passes to ``get_play(me, hands, history)``. The final
+message ends with ``END``. See docs/games/liarsdice.md.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ class LiarsDice(GameState):
         if not self.rolled:
             self._roll()
         seat = self.mover
-        lines = [*self.news[seat], f"Y {label_of(seat)}", f"H {self.hands_string(seat)}"]
+        lines = [f"Y {label_of(seat)}", *self.news[seat], f"H {self.hands_string(seat)}"]
         lines.append(f"P {self.history_string()}".rstrip())
         self.news[seat] = []
         return {seat: lines}
@@ -231,7 +232,7 @@ class LiarsDice(GameState):
         return GameResult(scores=scores, ranks=tuple(ranks), summary=summary)
 
     def final_message(self, seat: int) -> list[str]:
-        lines = self.news[seat]
+        lines = [f"Y {label_of(seat)}", *self.news[seat]]
         self.news[seat] = []
         return lines + super().final_message(seat)
 
