@@ -1,0 +1,273 @@
+"""Roshambolo: rock-paper-scissors without ties, exactly as colinmsaunders/roshambolo plays it.
+
+Shapes are 1 rock, 2 paper, 3 scissors. A round between "a" and "b" always has a
+winner: different shapes as usual; the same shape goes to whoever has played it
+more often in this game (counts before the round), else to whoever has played
+the shape that beats it more often, else to a coin toss from the game's rng.
+A game is a race to ``race_to`` round wins.
+
+One match is the original's whole tourney, so bot processes live through it and
+ids stay the same: for each of ``rounds`` rounds the seat order is shuffled and
+every pair i < j of that order plays one game (``game_id`` counts from 1). Two
+seats and one round is the original's ``game`` mode. Every seat observes every
+round of every game; observations wait in a seat's queue until its next
+message. See docs/games/roshambolo.md for the messages and the replay line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar
+from urllib.parse import quote, unquote
+
+from pydantic import Field
+
+from judge.games.base import (
+    GameOptions,
+    GameResult,
+    GameState,
+    ReplayMismatch,
+    single_order,
+)
+from protocol import Limits
+
+ROCK, PAPER, SCISSORS = 1, 2, 3
+BEATEN_BY = {ROCK: PAPER, PAPER: SCISSORS, SCISSORS: ROCK}
+NO_ANSWER = "*"  # in a replay line: this seat gave no answer (disqualified); never a quote() output
+# How a round was decided, the last field of its replay line.
+HOW_SHAPES, HOW_MORE, HOW_COUNTER = "beats", "more", "counter"
+HOW_COIN, HOW_FORFEIT = "coin", "forfeit"
+HOWS = frozenset({HOW_SHAPES, HOW_MORE, HOW_COUNTER, HOW_COIN, HOW_FORFEIT})
+TRIM_AT = 4096  # drop told observations once this many pile up in front
+
+
+class RoshamboloOptions(GameOptions):
+    race_to: int = Field(100, ge=1, le=10_000_000, description="round wins that end a game")
+    rounds: int = Field(1, ge=1, le=1_000_000, description="tourney rounds (every pair once each)")
+
+
+def shape_of(answer: str) -> int | None:
+    """The shape an answer names under the original's ``int()``; None when it names none."""
+    try:
+        value = int(answer)
+    except ValueError:
+        return None
+    return value if ROCK <= value <= SCISSORS else None
+
+
+def decide(a: int, b: int, plays_a: list[int], plays_b: list[int]) -> tuple[int | None, str]:
+    """Winner of a round (0 for a, 1 for b) from the counts before it; None means a coin toss."""
+    if a != b:
+        return (0 if BEATEN_BY[b] != a else 1), HOW_SHAPES
+    more = plays_a[a] - plays_b[b]
+    if more:
+        return (0 if more > 0 else 1), HOW_MORE
+    beater = BEATEN_BY[a]
+    more = plays_a[beater] - plays_b[beater]
+    if more:
+        return (0 if more > 0 else 1), HOW_COUNTER
+    return None, HOW_COIN
+
+
+@dataclass
+class Roshambolo(GameState):
+    name: ClassVar[str] = "roshambolo"
+    description: ClassVar[str] = (
+        "rock-paper-scissors without ties, races to N; N seats play the original's tourney"
+    )
+    max_seats: ClassVar[int] = 64
+    Options: ClassVar[type[GameOptions]] = RoshamboloOptions
+    # An answer is one short line; messages to bots may be long (observations batch up).
+    limits: ClassVar[Limits] = Limits(max_line_length=64, max_lines=4, max_message_bytes=512)
+
+    order: list[int] = field(default_factory=list)  # this tourney round's seat order
+    pairs: list[tuple[int, int]] = field(default_factory=list)
+    pair_index: int = -1
+    tourney_round: int = 0
+    game_id: int = 0
+    current: tuple[int, int] | None = None  # (a, b) of the game being played
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    plays: list[list[int]] = field(default_factory=lambda: [[0] * 4, [0] * 4])
+    games_won: list[int] = field(default_factory=list)
+    round_wins: list[int] = field(default_factory=list)
+    rounds_played: int = 0
+    turn_open: bool = False
+    # Observation lines shared by all seats; each seat has read up to seen[seat].
+    log: list[str] = field(default_factory=list)
+    log_start: int = 0
+    seen: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.order = list(range(self.seats))
+        self.games_won = [0] * self.seats
+        self.round_wins = [0] * self.seats
+        self.seen = [0] * self.seats
+        self.rng.shuffle(self.order)
+        self._new_pairs()
+        self._next_game()
+
+    @property
+    def race_to(self) -> int:
+        assert isinstance(self.options, RoshamboloOptions)
+        return self.options.race_to
+
+    @property
+    def rounds(self) -> int:
+        assert isinstance(self.options, RoshamboloOptions)
+        return self.options.rounds
+
+    # -- the schedule -------------------------------------------------------
+    def _new_pairs(self) -> None:
+        order, n = self.order, len(self.order)
+        self.pairs = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n)]
+        self.pair_index = -1
+
+    def _next_game(self) -> None:
+        """Start the next scheduled game; games with a disqualified seat are forfeits."""
+        self.current = None
+        self.turn_open = False
+        while len(self.live_seats()) >= 2:
+            self.pair_index += 1
+            if self.pair_index == len(self.pairs):
+                self.tourney_round += 1
+                if self.tourney_round == self.rounds:
+                    return
+                self.rng.shuffle(self.order)  # the original reshuffles the same list each round
+                self._new_pairs()
+                continue
+            a, b = self.pairs[self.pair_index]
+            self.game_id += 1
+            if a in self.disqualified or b in self.disqualified:
+                for seat in (a, b):
+                    if seat not in self.disqualified:
+                        self.games_won[seat] += 1
+                continue
+            self.current = (a, b)
+            self.wins = [0, 0]
+            self.plays = [[0] * 4, [0] * 4]
+            return
+
+    def _end_game(self, winner: int | None) -> None:
+        if winner is not None:
+            self.games_won[winner] += 1
+        self._next_game()
+
+    # -- news -----------------------------------------------------------------
+    def _news(self, seat: int) -> list[str]:
+        """Observations the seat has not been told yet (marks them told)."""
+        lines = self.log[self.seen[seat] - self.log_start :]
+        self.seen[seat] = self.log_start + len(self.log)
+        live = self.live_seats()
+        oldest = min((self.seen[s] for s in live), default=self.seen[seat])
+        if oldest - self.log_start >= TRIM_AT:
+            del self.log[: oldest - self.log_start]
+            self.log_start = oldest
+        return lines
+
+    # -- the turn cycle ---------------------------------------------------------
+    def to_move(self) -> tuple[int, ...]:
+        return () if self.is_over() or self.current is None else self.current
+
+    def begin_turn(self) -> dict[int, list[str]]:
+        if self.current is None:
+            return {}
+        self.turn_open = True
+        a, b = self.current
+        messages: dict[int, list[str]] = {}
+        for seat, opponent in ((a, b), (b, a)):
+            if seat not in self.disqualified:
+                request = f"P {self.game_id} {self.seat_label(seat)} {self.seat_label(opponent)}"
+                messages[seat] = [*self._news(seat), request]
+        return messages
+
+    def parse_order(self, seat: int, lines: list[str]) -> str:
+        # Any single line is a play; what it means is decided in apply(), which draws
+        # from the rng for plays that name no shape (so a replay re-draws identically).
+        return single_order(lines)
+
+    def apply(self, orders: Mapping[int, str]) -> str:
+        assert self.current is not None
+        a, b = self.current
+        self.turn_open = False
+        head = f"{self.game_id} {self.seat_label(a)} {self.seat_label(b)}"
+        answers = f"{_encode(orders.get(a))} {_encode(orders.get(b))}"
+        if a not in orders or b not in orders:
+            # The other seat was disqualified during this turn: the game is forfeit.
+            winner = 0 if a in orders else 1
+            line = f"{head} {answers} * * {winner} {self.wins[0]} {self.wins[1]} {HOW_FORFEIT}"
+            self._end_game(self.current[winner])
+            return line
+        shape_a = shape_of(orders[a]) or self.rng.randint(ROCK, SCISSORS)
+        shape_b = shape_of(orders[b]) or self.rng.randint(ROCK, SCISSORS)
+        decided, how = decide(shape_a, shape_b, self.plays[0], self.plays[1])
+        winner = self.rng.randint(0, 1) if decided is None else decided
+        self.plays[0][shape_a] += 1
+        self.plays[1][shape_b] += 1
+        self.wins[winner] += 1
+        self.round_wins[(a, b)[winner]] += 1
+        self.rounds_played += 1
+        self.log.append(f"O {head} {shape_a} {shape_b} {winner}")
+        line = f"{head} {answers} {shape_a} {shape_b} {winner} {self.wins[0]} {self.wins[1]} {how}"
+        if self.wins[winner] == self.race_to:
+            self._end_game((a, b)[winner])
+        return line
+
+    def disqualify(self, seat: int, code: str) -> None:
+        """A disqualified seat forfeits its current game and every later game of its schedule."""
+        super().disqualify(seat, code)
+        if self.current is None or seat not in self.current:
+            if len(self.live_seats()) < 2:
+                self.current = None
+            return
+        a, b = self.current
+        other = b if seat == a else a
+        if self.turn_open and other not in self.disqualified:
+            return  # apply() gets the other seat's answer and records the forfeit
+        self._end_game(None if other in self.disqualified else other)
+
+    def is_over(self) -> bool:
+        return self.current is None or len(self.live_seats()) < 2
+
+    def result(self) -> GameResult:
+        ranks = self.rank_with_disqualified(self.games_won)
+        games = "-".join(str(n) for n in self.games_won)
+        rounds = "-".join(str(n) for n in self.round_wins)
+        return GameResult(
+            scores=tuple(float(n) for n in self.games_won),
+            ranks=tuple(ranks),
+            summary=f"games {games}, rounds {rounds}",
+        )
+
+    def final_message(self, seat: int) -> list[str]:
+        return self._news(seat) + super().final_message(seat)
+
+    # -- replays -------------------------------------------------------------
+    def orders_from_line(self, line: str) -> dict[int, str]:
+        parts = line.rstrip("\n").split(" ")
+        if len(parts) != 11 or parts[10] not in HOWS:
+            raise ReplayMismatch(f"not a roshambolo turn line: {line!r}")
+        try:
+            seat_a, seat_b = int(parts[1]) - 1, int(parts[2]) - 1
+        except ValueError:
+            raise ReplayMismatch(f"bad seat ids in roshambolo turn line: {line!r}") from None
+        if not (0 <= seat_a < self.seats and 0 <= seat_b < self.seats):
+            raise ReplayMismatch(f"seat ids out of range in roshambolo turn line: {line!r}")
+        orders: dict[int, str] = {}
+        for seat, answer in ((seat_a, parts[3]), (seat_b, parts[4])):
+            if answer != NO_ANSWER:
+                try:
+                    orders[seat] = unquote(answer, errors="strict")
+                except UnicodeDecodeError:
+                    raise ReplayMismatch(f"bad answer encoding in turn line: {line!r}") from None
+        if not orders:
+            raise ReplayMismatch(f"roshambolo turn line without answers: {line!r}")
+        return orders
+
+
+def _encode(answer: str | None) -> str:
+    """An answer as one space-free token: percent-encoded, ``*`` when there is none."""
+    return NO_ANSWER if answer is None else quote(answer, safe="")
+
+
+GAME = Roshambolo
