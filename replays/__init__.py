@@ -4,7 +4,7 @@ Lines starting with ``#`` are the judge's metadata (JSON after a keyword);
 every other line is a game's turn line, byte-for-byte what the game produced.
 """
 
-from replays.format import FORMAT_VERSION, ReplayFormatError, header_line, event_line
+from replays.format import FORMAT_VERSION, ReplayFormatError, event_line, header_line
 from replays.writer import ReplayWriter
 
 __all__ = ["FORMAT_VERSION", "ReplayFormatError", "ReplayWriter", "event_line", "header_line"]
