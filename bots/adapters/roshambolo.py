@@ -1,0 +1,65 @@
+"""Runs a colinmsaunders/roshambolo bot file as a judge bot: ``roshambolo.py BOTFILE``.
+
+The file defines ``play(game_id, my_id, opponent_id)`` and optionally
+``observe(game_id, a_id, b_id, a_play, b_play, result)``. Every ``O`` line of a
+message is one ``observe`` call (in a tourney: every round of every game), in
+order, before the ``P`` line's ``play`` call, as the original calls them. The
+play goes through ``int()``; any exception (in ``play`` or in ``int()``) makes it
+0, which the judge turns into a random shape: the original's tourney mode.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from hosting import Host, load_bot, report
+
+# Whatever int() gives is sent as is, unless it would not fit a protocol line;
+# anything outside 1..3 becomes a random shape in the judge either way.
+LARGEST_SENT = 10**18
+
+
+def ask_play(module: Any, game_id: int, my_id: int, opponent_id: int) -> int:
+    try:
+        return int(module.play(game_id, my_id, opponent_id))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # the original's tourney mode catches everything here
+        report(f"play({game_id}, {my_id}, {opponent_id}) failed; playing 0 (a random shape)")
+        return 0
+
+
+def tell(observe: Any, fields: list[str]) -> None:
+    try:
+        numbers = [int(field) for field in fields]
+    except ValueError:
+        print(f"adapter: unreadable observation {fields!r}", file=sys.stderr)
+        return
+    try:
+        observe(*numbers)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        report(f"observe{tuple(numbers)} failed; ignored")
+
+
+def main() -> None:
+    host = Host()
+    module = load_bot(sys.argv[1])
+    observe = getattr(module, "observe", None)
+    for message in host.messages():
+        for line in message:
+            key, _, rest = line.partition(" ")
+            fields = rest.split()
+            if key == "O" and len(fields) == 6:
+                if observe is not None:
+                    tell(observe, fields)
+            elif key == "P" and len(fields) == 3:
+                game_id, my_id, opponent_id = (int(field) for field in fields)
+                play = ask_play(module, game_id, my_id, opponent_id)
+                host.answer(str(play) if abs(play) < LARGEST_SENT else "0")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Runs an rpscontest.com program as an rps judge bot: ``rpscontest.py BOTFILE``.
+
+The program is a script: it is compiled once and executed once per round in one
+namespace that lives for the whole match (``__name__ == '__main__'``), with the
+global ``input`` set to ``''`` in the first round and to the opponent's previous
+move (the ``L`` line's last field) after that. It leaves its move in ``output``,
+which must be exactly ``'R'``, ``'P'`` or ``'S'``. Anything else is answered as
+``output=<repr>``, which the judge disqualifies as an invalid order; an exception
+exits the adapter with status 1 (a crash). rpscontest disqualifies both too.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from hosting import Host
+
+MOVES = ("R", "P", "S")
+SHOWN = 60  # characters of a bad output quoted in the answer
+
+
+def compile_program(path: Path) -> Any:
+    try:
+        return compile(path.read_bytes(), str(path), "exec")
+    except SyntaxError as exc:
+        raise SystemExit(
+            f"rpscontest adapter: {path} does not compile under Python 3 ({exc.msg}, line "
+            f"{exc.lineno}); Python 2 programs must be ported first"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"rpscontest adapter: cannot read {path}: {exc}") from None
+
+
+def shown(value: object) -> str:
+    try:
+        text = repr(value)
+    except BaseException:
+        text = f"<unprintable {type(value).__name__}>"
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def main() -> None:
+    host = Host()
+    path = Path(sys.argv[1]).resolve()
+    code = compile_program(path)
+    sys.path.append(str(path.parent))
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    for message in host.messages():
+        if any(line.startswith("END") for line in message):
+            return
+        previous = ""
+        for line in message:
+            fields = line.split()
+            if fields and fields[0] == "L" and len(fields) == 3:
+                previous = fields[2]
+        namespace["input"] = previous
+        try:
+            exec(code, namespace)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            print("rpscontest adapter: the program raised an exception:", file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            raise SystemExit(1) from None
+        output = namespace.get("output")
+        # str subclasses count (numpy.str_ from np.random.choice is common), as on rpscontest
+        if isinstance(output, str) and str(output) in MOVES:
+            host.answer(str(output))
+            continue
+        what = "not set" if "output" not in namespace else f"{shown(output)}"
+        print(
+            f"rpscontest adapter: output is {what}; it must be exactly 'R', 'P' or 'S'",
+            file=sys.stderr,
+        )
+        sys.stderr.flush()
+        host.answer(f"output={shown(output)}")
+        for _ in host.messages():  # the judge disqualifies the bot; wait for it to end the match
+            pass
+        return
+
+
+if __name__ == "__main__":
+    main()

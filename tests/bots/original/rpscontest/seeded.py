@@ -1,0 +1,3 @@
+import random
+
+output = random.choice(["R", "P", "S"])
