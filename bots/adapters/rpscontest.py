@@ -5,8 +5,8 @@ namespace that lives for the whole match (``__name__ == '__main__'``), with the
 global ``input`` set to ``''`` in the first round and to the opponent's previous
 move (the ``L`` line's last field) after that. It leaves its move in ``output``,
 which must be exactly ``'R'``, ``'P'`` or ``'S'``. Anything else is answered as
-``output=<repr>``, which the judge disqualifies as an invalid order; an exception
-exits the adapter with status 1 (a crash). rpscontest disqualifies both too.
+``output=<repr>``, and an exception as ``error=<repr>``: the judge disqualifies
+both as invalid orders, as rpscontest disqualifies them (details on stderr).
 """
 
 from __future__ import annotations
@@ -62,26 +62,35 @@ def main() -> None:
             exec(code, namespace)
         except KeyboardInterrupt:
             raise
-        except BaseException:
+        except BaseException as exc:
             print("rpscontest adapter: the program raised an exception:", file=sys.stderr)
             traceback.print_exc(file=sys.stderr)
-            sys.stderr.flush()
-            raise SystemExit(1) from None
+            give_up(host, f"error={shown(exc)}")
+            return
         output = namespace.get("output")
         # str subclasses count (numpy.str_ from np.random.choice is common), as on rpscontest
         if isinstance(output, str) and str(output) in MOVES:
             host.answer(str(output))
             continue
-        what = "not set" if "output" not in namespace else f"{shown(output)}"
+        what = "not set" if "output" not in namespace else shown(output)
         print(
             f"rpscontest adapter: output is {what}; it must be exactly 'R', 'P' or 'S'",
             file=sys.stderr,
         )
-        sys.stderr.flush()
-        host.answer(f"output={shown(output)}")
-        for _ in host.messages():  # the judge disqualifies the bot; wait for it to end the match
-            pass
+        give_up(host, f"output={shown(output)}")
         return
+
+
+def give_up(host: Host, answer: str) -> None:
+    """Send an answer the judge refuses (so it disqualifies the bot), then wait for the end.
+
+    Answering, rather than exiting, makes the outcome the same every time:
+    invalid_order, with the answer quoted in the reason.
+    """
+    sys.stderr.flush()
+    host.answer(answer)
+    for _ in host.messages():
+        pass
 
 
 if __name__ == "__main__":
