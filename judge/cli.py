@@ -171,7 +171,7 @@ def replay(file: Path, plain: bool) -> None:
 
 
 # Each area adds its commands in its own module under judge/commands/ (one line here each).
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("judge.commands.server",)
 
 
 def _register_commands() -> None:

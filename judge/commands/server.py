@@ -1,0 +1,314 @@
+"""``judge serve`` and the client commands that talk to a judge server over HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import httpx
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="port (0: any free port, printed at start)",
+)
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("judge-data"),
+    show_default=True,
+    help="data directory (database, bots, replays)",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="matches running at once (default: the number of cores)",
+)
+@click.option(
+    "--ladder/--no-ladder",
+    default=True,
+    show_default=True,
+    help="continuous rated matchmaking between listed bots",
+)
+@click.option(
+    "--open-registration",
+    is_flag=True,
+    help="anyone may create an account (default: only the admin)",
+)
+@click.option(
+    "--max-upload",
+    type=click.IntRange(1024, 1 << 30),
+    default=16 << 20,
+    show_default=True,
+    help="largest upload in bytes",
+)
+@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
+def serve_command(
+    host: str,
+    port: int,
+    data: Path,
+    concurrency: int | None,
+    ladder: bool,
+    open_registration: bool,
+    max_upload: int,
+    deadline: float,
+) -> None:
+    """Run the judge server: API, web pages, match queue and ladder, in one process."""
+    from dataclasses import replace
+
+    from judge.server.config import ServerConfig
+    from judge.server.serve import main
+    from judge.server.uploads import UploadLimits
+
+    if deadline <= 0:
+        raise click.UsageError("--deadline must be > 0")
+    if data.exists() and not os.access(data, os.W_OK):
+        raise click.UsageError(f"the data directory {data} is not writable")
+    config = ServerConfig(
+        data=data.resolve(),
+        host=host,
+        port=port,
+        ladder=ladder,
+        open_registration=open_registration,
+        turn_deadline=deadline,
+        limits=replace(UploadLimits(), upload_bytes=max_upload),
+    )
+    if concurrency is not None:
+        config.concurrency = concurrency
+    main(config)
+
+
+# -- the client -------------------------------------------------------------------
+class Client:
+    def __init__(self, server: str, token: str | None) -> None:
+        self.server = server.rstrip("/")
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0)
+
+    def call(self, method: str, path: str, **kw: Any) -> Any:
+        try:
+            response = self.http.request(method, path, **kw)
+        except httpx.HTTPError as exc:
+            raise click.ClickException(f"cannot reach {self.server}: {exc}") from None
+        return self._check(response)
+
+    def _check(self, response: httpx.Response) -> Any:
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code >= 400:
+            detail = data.get("error") if isinstance(data, dict) else response.text[:200]
+            raise click.ClickException(f"the server refused ({response.status_code}): {detail}")
+        return data
+
+    def events(self, path: str) -> Iterator[tuple[str, str]]:
+        """(event, data) pairs of a Server-Sent Events stream, resuming after drops."""
+        last: str | None = None
+        while True:
+            headers = {"last-event-id": last} if last is not None else {}
+            try:
+                with self.http.stream("GET", path, headers=headers, timeout=None) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        self._check(response)
+                    event, data = "message", list[str]()
+                    for line in response.iter_lines():
+                        if line == "":
+                            if data:
+                                yield event, "\n".join(data)
+                                if event == "end":
+                                    return
+                            event, data = "message", []
+                        elif line.startswith("event:"):
+                            event = line[6:].strip()
+                        elif line.startswith("data:"):
+                            data.append(line[5:].removeprefix(" "))
+                        elif line.startswith("id:"):
+                            last = line[3:].strip()
+            except httpx.HTTPError as exc:
+                click.echo(f"stream interrupted ({exc}); resuming", err=True)
+                time.sleep(1)
+
+
+def _token(token: str | None) -> str:
+    token = token or os.environ.get("JUDGE_TOKEN")
+    if not token:
+        raise click.UsageError("a token is needed: --token T or the JUDGE_TOKEN variable")
+    return token
+
+
+def _pack(bot: Path) -> tuple[str, bytes]:
+    """A directory is sent as a .tar.gz of its content; a file as it is."""
+    if bot.is_dir():
+        if not (bot / "bot.toml").is_file():
+            raise click.UsageError(f'{bot} is a directory without a bot.toml (run = "...")')
+        with tempfile.TemporaryFile() as raw:
+            with tarfile.open(fileobj=raw, mode="w:gz") as archive:
+                for child in sorted(bot.iterdir()):
+                    archive.add(child, arcname=child.name)
+            raw.seek(0)
+            return f"{bot.name}.tar.gz", raw.read()
+    return bot.name, bot.read_bytes()
+
+
+server_option = click.option(
+    "--server",
+    default=lambda: os.environ.get("JUDGE_SERVER", DEFAULT_SERVER),
+    show_default="JUDGE_SERVER or " + DEFAULT_SERVER,
+    help="server URL",
+)
+token_option = click.option("--token", default=None, help="API token (or JUDGE_TOKEN)")
+
+
+@click.command("submit")
+@click.argument("bot", type=click.Path(exists=True, path_type=Path))
+@server_option
+@token_option
+@click.option("--name", default=None, help="bot name (default: from the file name)")
+@click.option("--game", default=None, help="game of a new bot")
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="wait for the check match and print its outcome",
+)
+def submit(
+    bot: Path, server: str, token: str | None, name: str | None, game: str | None, wait: bool
+) -> None:
+    """Upload BOT (program, script, archive or directory with bot.toml) as a new version."""
+    client = Client(server, _token(token))
+    filename, content = _pack(bot)
+    name = name or bot.name.split(".")[0]
+    files = {"file": (filename, content, "application/octet-stream")}
+    existing = client.http.get(f"/api/bots/{name}")
+    if existing.status_code == 200:
+        data = client.call("POST", f"/api/bots/{name}/versions", files=files)
+    else:
+        if not game:
+            raise click.UsageError(f"{name} is a new bot: say its game with --game")
+        data = client.call("POST", "/api/bots", data={"name": name, "game": game}, files=files)
+    version = data["version"]
+    click.echo(
+        f"uploaded {data['bot']['name']} version {version['version']} "
+        f"({data['bot']['game']}); checking it in match {version['smoke_match']}"
+    )
+    if not wait:
+        return
+    while version["state"] == "checking":
+        time.sleep(0.5)
+        version = client.call("GET", f"/api/bots/{data['bot']['id']}/versions/{version['version']}")
+    click.echo(f"{version['state']}: {version['message']}")
+    if version["state"] != "ready":
+        raise SystemExit(1)
+
+
+@click.group("remote")
+def remote() -> None:
+    """Matches on a judge server."""
+
+
+@remote.command("match")
+@click.argument("game")
+@click.argument("bots", nargs=-1, required=True)
+@server_option
+@token_option
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None)
+@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="a game option")
+@click.option("--watch/--no-watch", default=False, help="print the live stream until the end")
+@click.option("--json", "as_json", is_flag=True, help="print the match as JSON when it ends")
+def remote_match(
+    game: str,
+    bots: tuple[str, ...],
+    server: str,
+    token: str | None,
+    seed: int | None,
+    extra: tuple[str, ...],
+    watch: bool,
+    as_json: bool,
+) -> None:
+    """Queue a match of GAME between BOTS (name, name@version or builtin:NAME) and follow it."""
+    options: dict[str, Any] = {}
+    for pair in extra:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--option takes KEY=VALUE, got {pair!r}")
+        options[key.replace("-", "_")] = json.loads(value) if value.lstrip("-").isdigit() else value
+    client = Client(server, _token(token))
+    match = client.call(
+        "POST",
+        "/api/matches",
+        json={"game": game, "bots": list(bots), "options": options, "seed": seed},
+    )
+    click.echo(f"queued match {match['id']}", err=True)
+    if watch:
+        _print_stream(client, match["id"])
+    while match["status"] in ("queued", "running"):
+        time.sleep(0.5)
+        match = client.call("GET", f"/api/matches/{match['id']}")
+    _print_match(match, as_json)
+
+
+@remote.command("watch")
+@click.argument("match_id")
+@server_option
+def remote_watch(match_id: str, server: str) -> None:
+    """Print the replay lines of MATCH_ID as they are played, then its result."""
+    client = Client(server, None)
+    _print_stream(client, match_id)
+
+
+@remote.command("show")
+@click.argument("match_id")
+@server_option
+@click.option("--json", "as_json", is_flag=True)
+def remote_show(match_id: str, server: str, as_json: bool) -> None:
+    """Status and result of MATCH_ID."""
+    client = Client(server, None)
+    _print_match(client.call("GET", f"/api/matches/{match_id}"), as_json)
+
+
+def _print_stream(client: Client, match_id: str) -> None:
+    for event, data in client.events(f"/api/matches/{match_id}/live"):
+        if event == "line":
+            sys.stdout.write(data + "\n")
+            sys.stdout.flush()
+        elif event == "end":
+            end = json.loads(data)
+            click.echo(f"# match {match_id} {end['status']}", err=True)
+
+
+def _print_match(match: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps(match))
+        return
+    result = match.get("result")
+    click.echo(f"match {match['id']} ({match['game']}): {match['status']} {match.get('error', '')}")
+    if result:
+        for player in result["players"]:
+            extra = "" if player["outcome"] == "ok" else f" {player['outcome']}: {player['reason']}"
+            click.echo(
+                f"  {player['name']}: score {player['score']:g}, rank {player['rank']}{extra}"
+            )
+        click.echo(f"  {result.get('summary', '')}")
+    if match["status"] not in ("finished", "queued", "running"):
+        raise SystemExit(1)
+
+
+COMMANDS = [serve_command, submit, remote]

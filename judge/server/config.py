@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.server.uploads import UploadLimits
+
+
+@dataclass
+class ServerConfig:
+    data: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Matches running at once; bots of a match each need a core to meet deadlines fairly.
+    concurrency: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    ladder: bool = True
+    ladder_interval: float = 2.0
+    # Ladder matches kept queued or running per game.
+    ladder_backlog: int = 2
+    build_timeout: float = 120.0
+    turn_deadline: float = 1.0
+    startup_allowance: float = 5.0
+    max_attempts: int = 3
+    limits: UploadLimits = field(default_factory=UploadLimits)
+    # Largest request body other than an upload.
+    json_body_bytes: int = 1 << 20
+    # Accounts can be created by anyone (a class); otherwise only the admin creates them.
+    open_registration: bool = False
+
+    @property
+    def db_path(self) -> Path:
+        return self.data / "judge.sqlite3"
+
+    @property
+    def bots_dir(self) -> Path:
+        return self.data / "bots"
+
+    @property
+    def replays_dir(self) -> Path:
+        return self.data / "replays"
+
+    @property
+    def work_dir(self) -> Path:
+        return self.data / "work"
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.data / "uploads"
+
+    def version_dir(self, bot_id: int, version: int) -> Path:
+        return self.bots_dir / str(bot_id) / str(version)
+
+    def replay_path(self, match_id: str) -> Path:
+        return self.replays_dir / f"{match_id}.replay"

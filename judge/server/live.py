@@ -1,0 +1,131 @@
+"""Live replay lines of queued and running matches, fanned out to any number of watchers.
+
+Every line of a match gets an index (0 = header). A watcher that joins late reads the replay
+file written so far and then the live lines, skipping indices it already has; a watcher that
+falls too far behind is dropped and resumes from its last index (SSE ``Last-Event-ID``).
+The ``#result`` line is held back until the result is committed to storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import trio
+
+from replays.reader import open_text
+
+WATCHER_BUFFER = 4096
+RESULT_PREFIX = "#result "
+
+Line = tuple[int, str]
+
+
+class LiveMatch:
+    def __init__(self, match_id: str) -> None:
+        self.match_id = match_id
+        self.started = False
+        self.count = 0
+        self.held: str | None = None
+        self.watchers: list[trio.MemorySendChannel[Line]] = []
+        self.closed = False
+
+    def reset(self) -> None:
+        """A new attempt starts from nothing: watchers so far restart too."""
+        for send in self.watchers:
+            send.close()
+        self.watchers = []
+        self.count = 0
+        self.held = None
+        self.started = False
+
+    def sink(self, line: str) -> None:
+        """Runs after the replay writer has written ``line`` (it is the first sink)."""
+        if line.startswith(RESULT_PREFIX):
+            self.held = line
+            return
+        self._broadcast(line)
+
+    def _broadcast(self, line: str) -> None:
+        item = (self.count, line.rstrip("\n"))
+        self.count += 1
+        for send in list(self.watchers):
+            try:
+                send.send_nowait(item)
+            except trio.WouldBlock:
+                self.watchers.remove(send)
+                send.close()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self.watchers.remove(send)
+
+    def watch(self) -> trio.MemoryReceiveChannel[Line]:
+        send, receive = trio.open_memory_channel[Line](WATCHER_BUFFER)
+        if self.closed:
+            send.close()
+        else:
+            self.watchers.append(send)
+        return receive
+
+    def close(self) -> None:
+        """After the commit: release the result line and end every watcher's stream."""
+        if self.held is not None:
+            self._broadcast(self.held)
+            self.held = None
+        self.closed = True
+        for send in self.watchers:
+            send.close()
+        self.watchers = []
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.matches: dict[str, LiveMatch] = {}
+
+    def add(self, match_id: str) -> LiveMatch:
+        live = self.matches.get(match_id)
+        if live is None:
+            live = self.matches[match_id] = LiveMatch(match_id)
+        return live
+
+    def get(self, match_id: str) -> LiveMatch | None:
+        return self.matches.get(match_id)
+
+    def finish(self, match_id: str) -> None:
+        live = self.matches.pop(match_id, None)
+        if live is not None:
+            live.close()
+
+
+def _complete_lines(path: Path) -> list[str]:
+    """Every complete line of a replay file (a partial last line is still being written)."""
+    lines: list[str] = []
+    try:
+        with open_text(path) as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    break
+                lines.append(line.rstrip("\n"))
+    except FileNotFoundError:
+        pass
+    except (OSError, EOFError):
+        pass  # a truncated compressed file: what was read stands
+    return lines
+
+
+async def lines_of(hub: Hub, match_id: str, replay: Path, after: int = -1) -> AsyncIterator[Line]:
+    """Every line of a match with an index above ``after``: from its file, then live."""
+    live = hub.get(match_id)
+    receive = live.watch() if live is not None else None
+    sent = after
+    if live is None or live.started:
+        for index, line in enumerate(await trio.to_thread.run_sync(_complete_lines, replay)):
+            if index > sent:
+                sent = index
+                yield index, line
+    if receive is None:
+        return
+    async with receive:
+        async for index, line in receive:
+            if index > sent:
+                sent = index
+                yield index, line

@@ -1,0 +1,118 @@
+"""The records the server keeps, as returned by every storage backend and the API."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+VersionState = Literal["checking", "ready", "failed"]
+MatchStatus = Literal["queued", "running", "finished", "error", "cancelled"]
+MatchKind = Literal["manual", "ladder", "tournament", "smoke"]
+TournamentStatus = Literal["running", "finished", "error", "cancelled"]
+
+
+class User(BaseModel):
+    id: int
+    name: str
+    is_admin: bool
+    created: float
+
+
+class Token(BaseModel):
+    id: int
+    user_id: int
+    label: str
+    created: float
+
+
+class Bot(BaseModel):
+    id: int
+    name: str
+    owner_id: int
+    owner: str
+    game: str
+    enabled: bool
+    deleted: bool
+    created: float
+    latest_version: int | None = Field(None, description="newest version that passed its check")
+    listed_at: float | None = Field(None, description="when a version first passed its check")
+
+
+class Launch(BaseModel):
+    """How a stored version starts: a command in its box, or a Python file through an adapter."""
+
+    kind: Literal["command", "python"]
+    run: str = ""
+    file: str = ""
+    build: str | None = None
+
+
+class Version(BaseModel):
+    bot_id: int
+    version: int
+    created: float
+    filename: str
+    size: int
+    sha256: str
+    launch: Launch
+    state: VersionState
+    built: bool = False
+    message: str = ""
+    smoke_match: str | None = None
+
+
+class Seat(BaseModel):
+    """One seat of a match: a stored bot version or a built-in bot of the game."""
+
+    bot_id: int | None = None
+    version: int | None = None
+    builtin: str | None = None
+    name: str
+
+
+class Match(BaseModel):
+    id: str
+    game: str
+    kind: MatchKind
+    status: MatchStatus
+    seats: list[Seat]
+    options: dict[str, Any]
+    seed: int
+    created: float
+    started: float | None = None
+    finished: float | None = None
+    requested_by: int | None = None
+    result: dict[str, Any] | None = None
+    error: str = ""
+    attempts: int = 0
+    tournament_id: str | None = None
+    rated: bool = False
+
+
+class Rating(BaseModel):
+    bot_id: int
+    version: int
+    game: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+class Tournament(BaseModel):
+    id: str
+    game: str
+    status: TournamentStatus
+    spec: dict[str, Any]
+    created: float
+    finished: float | None = None
+    requested_by: int | None = None
+    standings: dict[str, Any] | None = None
+    error: str = ""

@@ -1,0 +1,196 @@
+"""The storage interface. Every call is one transaction; SQLite is the embedded backend.
+
+Another backend (PostgreSQL through psycopg in threads) implements the same class.
+Bot files and replays are not in here: they live as files in the data directory.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from judge.server.records import (
+    Bot,
+    Launch,
+    Match,
+    MatchStatus,
+    Rating,
+    Token,
+    Tournament,
+    TournamentStatus,
+    User,
+    Version,
+    VersionState,
+)
+
+# Receives the seats' ratings (in seat order) and returns them updated; runs inside the
+# transaction that records the result, so a result and its rating change commit together.
+RatingUpdate = Callable[[list[Rating]], list[Rating]]
+
+
+class Conflict(Exception):
+    """A unique name is taken."""
+
+
+class Storage(ABC):
+    # -- lifecycle -------------------------------------------------------
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    # -- users and tokens ------------------------------------------------
+    @abstractmethod
+    async def create_user(self, name: str, *, is_admin: bool = False) -> User: ...
+
+    @abstractmethod
+    async def get_user(self, user_id: int) -> User | None: ...
+
+    @abstractmethod
+    async def list_users(self) -> list[User]: ...
+
+    @abstractmethod
+    async def count_users(self) -> int: ...
+
+    @abstractmethod
+    async def add_token(self, user_id: int, token_hash: str, label: str) -> Token: ...
+
+    @abstractmethod
+    async def user_for_token(self, token_hash: str) -> User | None: ...
+
+    @abstractmethod
+    async def list_tokens(self, user_id: int) -> list[Token]: ...
+
+    @abstractmethod
+    async def revoke_token(self, user_id: int, token_id: int) -> bool: ...
+
+    # -- bots and versions -----------------------------------------------
+    @abstractmethod
+    async def create_bot(self, name: str, owner_id: int, game: str) -> Bot: ...
+
+    @abstractmethod
+    async def get_bot(self, bot_id: int) -> Bot | None: ...
+
+    @abstractmethod
+    async def bot_by_name(self, name: str) -> Bot | None: ...
+
+    @abstractmethod
+    async def list_bots(
+        self, *, game: str | None = None, owner_id: int | None = None, listed_only: bool = False
+    ) -> list[Bot]: ...
+
+    @abstractmethod
+    async def update_bot(
+        self, bot_id: int, *, enabled: bool | None = None, deleted: bool | None = None
+    ) -> Bot | None: ...
+
+    @abstractmethod
+    async def add_version(
+        self, bot_id: int, *, filename: str, size: int, sha256: str, launch: Launch
+    ) -> Version:
+        """A new version with the next number, state ``checking``."""
+
+    @abstractmethod
+    async def get_version(self, bot_id: int, version: int) -> Version | None: ...
+
+    @abstractmethod
+    async def list_versions(self, bot_id: int) -> list[Version]: ...
+
+    @abstractmethod
+    async def set_version_state(
+        self,
+        bot_id: int,
+        version: int,
+        state: VersionState,
+        *,
+        message: str = "",
+        built: bool | None = None,
+        smoke_match: str | None = None,
+        initial_rating: tuple[float, float] | None = None,
+    ) -> None:
+        """Record a check's outcome; ``ready`` lists the bot and gives the version a rating."""
+
+    # -- matches ---------------------------------------------------------
+    @abstractmethod
+    async def create_match(self, match: Match, *, priority: int = 0) -> None: ...
+
+    @abstractmethod
+    async def get_match(self, match_id: str) -> Match | None: ...
+
+    @abstractmethod
+    async def list_matches(
+        self,
+        *,
+        game: str | None = None,
+        bot_id: int | None = None,
+        status: MatchStatus | None = None,
+        kind: str | None = None,
+        tournament_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Match]: ...
+
+    @abstractmethod
+    async def claim_next_match(self, now: float) -> Match | None:
+        """The next queued match (highest priority, oldest first), marked running."""
+
+    @abstractmethod
+    async def finish_match(
+        self,
+        match_id: str,
+        status: MatchStatus,
+        *,
+        now: float,
+        result: dict[str, Any] | None = None,
+        error: str = "",
+        rating_update: RatingUpdate | None = None,
+    ) -> Match | None:
+        """Record the end of a match (and its rating change) in one transaction."""
+
+    @abstractmethod
+    async def recover_interrupted(
+        self, max_attempts: int, now: float
+    ) -> tuple[list[str], list[str]]:
+        """Matches left ``running`` by a stopped server: requeued ids, ids marked ``error``."""
+
+    @abstractmethod
+    async def count_matches(
+        self,
+        *,
+        kind: str | None = None,
+        game: str | None = None,
+        statuses: Sequence[MatchStatus] = ("queued", "running"),
+    ) -> int: ...
+
+    @abstractmethod
+    async def ladder_counts(self, game: str) -> dict[tuple[int, int], int]:
+        """Ladder matches (queued, running or finished) per (bot id, version)."""
+
+    # -- ratings -----------------------------------------------------------
+    @abstractmethod
+    async def ratings(self, game: str) -> list[Rating]: ...
+
+    # -- tournaments -----------------------------------------------------
+    @abstractmethod
+    async def create_tournament(self, tournament: Tournament) -> None: ...
+
+    @abstractmethod
+    async def get_tournament(self, tournament_id: str) -> Tournament | None: ...
+
+    @abstractmethod
+    async def list_tournaments(
+        self, *, game: str | None = None, limit: int = 50
+    ) -> list[Tournament]: ...
+
+    @abstractmethod
+    async def update_tournament(
+        self,
+        tournament_id: str,
+        *,
+        status: TournamentStatus | None = None,
+        standings: dict[str, Any] | None = None,
+        error: str | None = None,
+        finished: float | None = None,
+    ) -> None: ...
