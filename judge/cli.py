@@ -171,7 +171,7 @@ def replay(file: Path, plain: bool) -> None:
 
 
 # Each area adds its commands in its own module under judge/commands/ (one line here each).
-COMMAND_MODULES: tuple[str, ...] = ("judge.commands.server",)
+COMMAND_MODULES: tuple[str, ...] = ("judge.commands.server", "judge.commands.timing")
 
 
 def _register_commands() -> None:

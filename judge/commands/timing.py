@@ -1,0 +1,137 @@
+"""``judge time BOT``: how long a bot takes to answer, next to a built-in reference bot.
+
+Like roshambolo's ``time`` command: the same lineup is played twice, first with
+the reference bot in the timed seat, then with BOT there, and the two seats'
+response times (as the runner measures them: writing the message to reading the
+whole answer) are compared. The median is the headline figure because the first
+turn also pays for the interpreter's start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+import trio
+
+from judge.models import MatchResult, MatchSpec, ResponseStats
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays the timing matches: the timed seat holds the reference bot, then BOT."""
+
+    reference: str
+    others: tuple[str, ...]  # built-ins in the other seats, in seat order around the timed one
+    timed_seat: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def seats(self, timed: str) -> list[str]:
+        names = list(self.others)
+        names.insert(self.timed_seat, timed)
+        return names
+
+
+# The original times a bot in a tourney of p_random, p_rock and the bot (against
+# p_random in that seat); ours plays 10 rounds of races to 100 instead of 100 of 1000.
+LINEUPS: dict[str, Lineup] = {
+    "roshambolo": Lineup("random", ("random", "rock"), 2, {"race_to": 100, "rounds": 10}),
+    "rps": Lineup("random", ("rock",), 0, {"turns": 2000}),
+}
+
+
+def lineup_for(game: str) -> Lineup | None:
+    """A known lineup, else the built-in ``random`` (or the first built-in) in every seat."""
+    from judge.bots import builtin_bots
+    from judge.games import get_game
+
+    if game in LINEUPS:
+        return LINEUPS[game]
+    builtins = list(builtin_bots(game))
+    if not builtins:
+        return None
+    reference = "random" if "random" in builtins else builtins[0]
+    others = (reference,) * (get_game(game).min_seats - 1)
+    return Lineup(reference, others, 0)
+
+
+def ratio(bot: float, reference: float) -> float | None:
+    return round(bot / reference, 3) if reference > 0 else None
+
+
+def describe(name: str, stats: ResponseStats) -> str:
+    return (
+        f"  {name:<20} {stats.count:>7} answers   median {stats.median_ms:8.3f} ms   "
+        f"mean {stats.mean_ms:8.3f} ms   p95 {stats.p95_ms:8.3f} ms   max {stats.max_ms:8.3f} ms"
+    )
+
+
+@click.command("time")
+@click.argument("bot")
+@click.option("--game", default="roshambolo", show_default=True, help="game to time BOT in")
+@click.option("--seed", type=int, default=None, help="random seed (default: random)")
+@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
+              help="game option for the timing matches (e.g. -o rounds=5)")
+@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
+@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
+@click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
+def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], adapter: str | None,
+             deadline: float, as_json: bool) -> None:
+    """Compare BOT's response time with the game's reference built-in bot over many turns."""
+    from judge import cli
+    from judge.sandbox.select import default_sandbox
+
+    game = cli._game(game)
+    lineup = lineup_for(game)
+    if lineup is None:
+        raise click.UsageError(f"{game} has no built-in bot to compare with")
+    if deadline <= 0:
+        raise click.UsageError("--deadline must be > 0")
+    options = cli._options(game, {**lineup.options, **cli.parse_option_pairs(extra)})
+    reference_specs = cli.resolve_bots(game, tuple(lineup.seats(lineup.reference)), None)
+    bot_spec = cli.resolve_bots(game, (bot,), adapter)[0]
+    bot_specs = list(reference_specs)
+    bot_specs[lineup.timed_seat] = bot_spec
+    seed = seed if seed is not None else random.randrange(2**31)
+
+    results: list[MatchResult] = []
+    for specs in (reference_specs, bot_specs):
+        spec = MatchSpec(game=game, bots=specs, seed=seed, options=options, turn_deadline=deadline)
+        sandbox = default_sandbox()
+        results.append(trio.run(_run, spec, sandbox))
+    reference, timed = (r.players[lineup.timed_seat] for r in results)
+    median = ratio(timed.response.median_ms, reference.response.median_ms)
+    mean = ratio(timed.response.mean_ms, reference.response.mean_ms)
+
+    if as_json:
+        click.echo(json.dumps({
+            "game": game, "seed": seed, "options": options,
+            "reference": reference.model_dump(mode="json", include={"name", "outcome", "response"}),
+            "bot": timed.model_dump(mode="json", include={"name", "outcome", "reason", "response"}),
+            "ratio_median": median, "ratio_mean": mean,
+        }))
+    else:
+        settings = ", ".join(f"{k}={v}" for k, v in options.items())
+        seats = ", ".join(lineup.seats("BOT"))
+        click.echo(f"{game} ({settings}), seed {seed}, seats: {seats}")
+        click.echo(describe(f"{reference.name} (reference)", reference.response))
+        click.echo(describe(timed.name, timed.response))
+        if median is not None:
+            click.echo(f"{timed.name} is {median:.1f}x slower than {reference.name} "
+                       f"(median response time; mean: {mean}x)")
+    if timed.outcome != "ok":
+        click.echo(f"{timed.name} was disqualified ({timed.outcome}: {timed.reason}); "
+                   "its figures cover the turns before that", err=True)
+        raise SystemExit(1)
+
+
+async def _run(spec: MatchSpec, sandbox: Any) -> MatchResult:
+    from judge.runner import run_match
+
+    return await run_match(spec, sandbox=sandbox)
+
+
+COMMANDS = [time_bot]
