@@ -23,16 +23,17 @@ MOVES = ("R", "P", "S")
 SHOWN = 60  # characters of a bad output quoted in the answer
 
 
-def compile_program(path: Path) -> Any:
+def compile_program(path: Path) -> tuple[Any, str]:
+    """The compiled program, or None and why it cannot run."""
     try:
-        return compile(path.read_bytes(), str(path), "exec")
+        return compile(path.read_bytes(), str(path), "exec"), ""
     except SyntaxError as exc:
-        raise SystemExit(
-            f"rpscontest adapter: {path} does not compile under Python 3 ({exc.msg}, line "
-            f"{exc.lineno}); Python 2 programs must be ported first"
-        ) from None
+        return None, (
+            f"{path.name} does not compile under Python 3 ({exc.msg}, line {exc.lineno}); "
+            "Python 2 programs must be ported first"
+        )
     except (OSError, ValueError) as exc:
-        raise SystemExit(f"rpscontest adapter: cannot read {path}: {exc}") from None
+        return None, f"cannot read {path}: {exc}"
 
 
 def shown(value: object) -> str:
@@ -46,7 +47,11 @@ def shown(value: object) -> str:
 def main() -> None:
     host = Host()
     path = Path(sys.argv[1]).resolve()
-    code = compile_program(path)
+    code, problem = compile_program(path)
+    if code is None:
+        print(f"rpscontest adapter: {problem}", file=sys.stderr)
+        give_up(host, "error=does not compile")
+        return
     sys.path.append(str(path.parent))
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     for message in host.messages():

@@ -59,7 +59,7 @@ def shape_of(answer: str) -> int | None:
 def decide(a: int, b: int, plays_a: list[int], plays_b: list[int]) -> tuple[int | None, str]:
     """Winner of a round (0 for a, 1 for b) from the counts before it; None means a coin toss."""
     if a != b:
-        return (0 if BEATEN_BY[b] != a else 1), HOW_SHAPES
+        return (0 if BEATEN_BY[b] == a else 1), HOW_SHAPES
     more = plays_a[a] - plays_b[b]
     if more:
         return (0 if more > 0 else 1), HOW_MORE
