@@ -425,6 +425,8 @@ class Service:
     async def _run_slot(self, match: Match) -> None:
         try:
             await self._execute(match)
+        except Exception:  # a judge bug in one match must not stop the server
+            log.exception("match bookkeeping failed", match_id=match.id)
         finally:
             self._slots.release()
 
@@ -495,7 +497,8 @@ class Service:
             self.hub.finish(match.id)
             if match.kind == "smoke":
                 await self._record_smoke(match, status, result, error)
-        if match.tournament_id and (event := self._tournament_events.get(match.tournament_id)):
+        event = self._tournament_events.get(match.tournament_id or "")
+        if event is not None:
             event.set()
 
     async def _prepare_versions(self, match: Match) -> str | None:
