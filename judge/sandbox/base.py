@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -10,6 +12,40 @@ import trio
 from judge.models import BotSpec
 
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+# Isolation layers from weakest to strongest; each includes everything before it.
+LAYERS: tuple[str, ...] = ("none", "base", "namespaces", "cgroups")
+LAYER_SUMMARY: dict[str, str] = {
+    "none": "no isolation: own session and a minimal environment (development only)",
+    "base": "a supervising launcher: rlimits, no_new_privs, parent-death signal, tree kill",
+    "namespaces": "base + bubblewrap (user/pid/net/mount/ipc/uts namespaces, read-only system, "
+    "private /tmp), seccomp, Landlock, a uid per slot when root",
+    "cgroups": "namespaces + per-bot cgroups: memory limit, pids limit, CPU quota, "
+    "cgroup kill and freeze",
+}
+
+
+def layer_rank(layer: str) -> int:
+    """Position of a layer in LAYERS; ValueError for an unknown name."""
+    try:
+        return LAYERS.index(layer)
+    except ValueError:
+        raise ValueError(f"unknown sandbox layer {layer!r} (layers: {', '.join(LAYERS)})") from None
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-bot limits. Deadlines are the runner's; these are backstops and fairness."""
+
+    cpu_seconds: int = 600  # total CPU per bot process tree (RLIMIT_CPU, per process)
+    file_size_mb: int = 64
+    open_files: int = 256
+    memory_mb: int = 1024  # cgroup memory limit (OOM kill -> outcome "memory")
+    pids: int = 128
+    cpu_cores: float | None = 1.0  # cgroup CPU quota per bot
+    tmp_mb: int = 64  # private /tmp inside the namespaces; /dev/shm gets a quarter
+    # Address-space limit for runtimes that tolerate one, when no memory cgroup applies.
+    address_space_mb: int = 4096
 
 
 class SandboxError(Exception):
@@ -71,10 +107,8 @@ class BotProcess(ABC):
 
     def _signal_tree(self, sig: int) -> None:
         if self.process.returncode is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, sig)
-            except ProcessLookupError:
-                pass
 
     def memory_exceeded(self) -> bool:
         """Whether the bot was killed for its memory use (layers with memory limits)."""

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -19,10 +20,8 @@ class PlainProcess(BotProcess):
         if not self._killed:
             self._killed = True
             # The leader is not reaped yet, so its pid (the group id) cannot be reused.
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         with trio.CancelScope(shield=True):
             await self.process.wait()
 

@@ -1,0 +1,375 @@
+"""The isolating layers: base (a supervising launcher), namespaces (bubblewrap), cgroups.
+
+Process chain per bot::
+
+    base:        judge -> launcher -s (rlimits, nnp, supervisor) -> bot
+    namespaces:  judge -> launcher (rlimits, uid) = exec bwrap -> bwrap pid 1
+                       -> launcher (Landlock, seccomp) = exec bot
+    cgroups:     as namespaces, and the first launcher joins the bot's cgroups
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from judge.models import BotSpec
+from judge.sandbox import procs
+from judge.sandbox.base import (
+    SAFE_PATH,
+    BotProcess,
+    Sandbox,
+    SandboxError,
+    SandboxLimits,
+    layer_rank,
+    minimal_env,
+)
+from judge.sandbox.cgroups import BotCgroups, CgroupLimits, Hierarchy
+from judge.sandbox.launcher import launcher_binary
+
+BWRAP = "/usr/bin/bwrap"
+LAUNCHER_INSIDE = "/run/launcher"
+STAGE_DIR = Path("/run/botjudge-stage")
+KILL_GRACE = 1.0
+MB = 1024 * 1024
+# Shown read-only inside the namespaces; nothing else of the host is.
+SYSTEM_DIRS = ("/usr", "/opt")
+MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf",
+    "passwd", "group", "os-release", "mime.types", "ssl/certs", "ca-certificates",
+)
+# Directories that are never a bot's own box: binding one would show the host's shared files.
+SHARED_DIRS = {"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/run", "/home", "/root", "/etc",
+               "/proc", "/sys", "/var", "/usr", "/work"}
+# Runtimes that reserve large address ranges up front and fail under RLIMIT_AS.
+NO_ADDRESS_LIMIT = ("node", "nodejs", "java", "dotnet", "mono", "go", "deno", "bun", "julia",
+                    "erl", "beam.smp", "ghc", "luajit", "pypy", "pypy3", "sbcl", "ruby")
+
+
+def _find_program(program: str, env: dict[str, str]) -> Path | None:
+    if os.sep in program:
+        return Path(program) if Path(program).exists() else None
+    found = shutil.which(program, path=env.get("PATH", SAFE_PATH))
+    return Path(found) if found else None
+
+
+def _interpreter_names(program: Path) -> set[str]:
+    """The program's name, and for a script its #! interpreter (through env)."""
+    names = {program.name, program.resolve().name}
+    try:
+        with program.open("rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return names
+    if first.startswith(b"#!"):
+        words = first[2:].decode(errors="replace").split()
+        names.update(Path(word).name for word in words[:2])
+    return names
+
+
+def _is_under(path: Path, parents: list[Path]) -> bool:
+    return any(path == parent or parent in path.parents for parent in parents)
+
+
+def _no_address_limit(names: set[str]) -> bool:
+    return any(name.startswith(runtime) for name in names for runtime in NO_ADDRESS_LIMIT)
+
+
+class SupervisedProcess(BotProcess):
+    """A bot under the base layer's supervising launcher (the process we hold)."""
+
+    def __init__(self, process: trio.Process) -> None:
+        self.process = process
+        self._killed = False
+
+    def pause(self) -> None:
+        self._send(signal.SIGUSR1)
+
+    def resume(self) -> None:
+        self._send(signal.SIGUSR2)
+
+    def _send(self, sig: int) -> None:
+        if self.process.returncode is None:
+            procs.signal_all([self.process.pid], sig)
+
+    async def kill(self) -> None:
+        pid = self.process.pid
+        with trio.CancelScope(shield=True):
+            if not self._killed:
+                self._killed = True
+                # The supervisor kills the tree below it, then itself.
+                self._send(signal.SIGTERM)
+                self._send(signal.SIGCONT)
+                with trio.move_on_after(KILL_GRACE):
+                    await self.process.wait()
+                if self.process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(pid, signal.SIGKILL)
+            await self.process.wait()
+            procs.forget(pid)
+            await procs.reap_adopted_until_clear()
+            procs.forget_session(pid)
+
+
+class NamespacedProcess(BotProcess):
+    """A bot inside bubblewrap; the process we hold is the outer bwrap."""
+
+    def __init__(
+        self, process: trio.Process, cgroups: BotCgroups | None, slot: int | None
+    ) -> None:
+        self.process = process
+        self.cgroups = cgroups
+        self.slot = slot
+        self._killed = False
+        self._paused: list[int] = []
+
+    def pause(self) -> None:
+        if self.process.returncode is not None:
+            return
+        if self.cgroups is not None and self.cgroups.can_freeze():
+            self.cgroups.freeze(True)
+        else:
+            self._paused = [self.process.pid, *procs.descendants(self.process.pid)]
+            procs.signal_all(self._paused, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.cgroups is not None and self.cgroups.can_freeze():
+            self.cgroups.freeze(False)
+        else:
+            stopped = set(self._paused) | set(procs.descendants(self.process.pid))
+            procs.signal_all(stopped, signal.SIGCONT)
+            self._paused = []
+
+    def memory_exceeded(self) -> bool:
+        return self.cgroups is not None and self.cgroups.oom_killed()
+
+    def cpu_seconds(self) -> float | None:
+        return self.cgroups.cpu_seconds() if self.cgroups is not None else None
+
+    async def kill(self) -> None:
+        pid = self.process.pid
+        with trio.CancelScope(shield=True):
+            if not self._killed:
+                self._killed = True
+                if self.cgroups is not None:
+                    self.cgroups.kill()
+                # bwrap's pid 1 dies with it (--die-with-parent), and the namespace with pid 1.
+                procs.signal_all([pid], signal.SIGKILL)
+            await self.process.wait()
+            procs.forget(pid)
+            if self.cgroups is not None:
+                await self.cgroups.kill_and_remove()
+            await procs.reap_adopted_until_clear()
+            procs.forget_session(pid)
+            if self.slot is not None:
+                procs.release_slot(self.slot)
+                self.slot = None
+
+
+class IsolatedSandbox(Sandbox):
+    """One of the layers "base", "namespaces", "cgroups" (see LAYERS)."""
+
+    def __init__(
+        self,
+        layer: str = "namespaces",
+        limits: SandboxLimits | None = None,
+        hierarchy: Hierarchy | None = None,
+    ) -> None:
+        if layer_rank(layer) < layer_rank("base"):
+            raise ValueError("IsolatedSandbox starts at the base layer; use PlainSandbox")
+        if layer == "cgroups" and (hierarchy is None or not hierarchy.usable):
+            raise SandboxError("the cgroups layer needs usable memory and pids cgroups")
+        self.layer = layer
+        self.limits = limits or SandboxLimits()
+        self.hierarchy = hierarchy
+        self.use_slot_uids = os.geteuid() == 0
+
+    def describe(self) -> str:
+        uid = ", a uid per slot (60000+)" if self.use_slot_uids and self.layer != "base" else ""
+        return f"{self.layer}{uid}"
+
+    # -- argv ------------------------------------------------------------------------
+    def _rlimits(self, bot: BotSpec, program: Path, with_memory_cgroup: bool) -> list[str]:
+        lim = self.limits
+        args = [
+            "-r", f"cpu:{lim.cpu_seconds}:{lim.cpu_seconds + 1}",
+            "-r", f"fsize:{lim.file_size_mb * MB}:{lim.file_size_mb * MB}",
+            "-r", f"nofile:{lim.open_files}:{lim.open_files}",
+            "-r", "core:0:0",
+        ]
+        if not with_memory_cgroup and not _no_address_limit(_interpreter_names(program)):
+            size = lim.address_space_mb * MB
+            args += ["-r", f"as:{size}:{size}"]
+        return args
+
+    async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
+        if not bot.argv:
+            raise SandboxError(f"cannot start {bot.name}: empty command")
+        cwd = bot.cwd or bot.box
+        launcher = launcher_binary()
+        env_probe = {**minimal_env(bot, seed=seed, home=None)}
+        program = _find_program(bot.argv[0], env_probe)
+        if program is None:
+            raise SandboxError(f"cannot start {bot.name}: {bot.argv[0]!r} not found")
+        if self.layer == "base":
+            return await self._start_base(bot, seed, launcher, program, cwd)
+        return await self._start_namespaced(bot, seed, launcher, program, cwd)
+
+    async def _start_base(
+        self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
+    ) -> BotProcess:
+        argv = [
+            str(launcher), *self._rlimits(bot, program, False), "-p", str(os.getpid()), "-n", "-s",
+            "--", *bot.argv,
+        ]
+        try:
+            process = await procs.spawn(
+                argv, env=minimal_env(bot, seed=seed, home=cwd), cwd=str(cwd) if cwd else None
+            )
+        except OSError as exc:
+            raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
+        return SupervisedProcess(process)
+
+    def _host_paths(self, bot: BotSpec, program: Path, cwd: Path | None) -> list[Path]:
+        """Host directories (and files) the bot must see read-only, outermost first."""
+        wanted: list[Path] = []
+        if bot.box is not None:
+            wanted.append(bot.box)
+        if cwd is not None:
+            wanted.append(cwd)
+        wanted.extend(bot.readonly_paths)
+        resolved = program.resolve()
+        if Path(bot.argv[0]) == Path(sys.executable) or resolved == Path(sys.executable).resolve():
+            wanted += [Path(sys.prefix), Path(sys.base_prefix)]
+        for candidate in (program, resolved):
+            parent = candidate.parent
+            wanted.append(parent.parent if parent.name == "bin" else parent)
+        for arg in bot.argv[1:]:
+            if arg.startswith("/") and Path(arg).exists():
+                path = Path(arg)
+                wanted.append(path if path.is_dir() else path.parent)
+        chosen: list[Path] = []
+        system = [Path(d) for d in SYSTEM_DIRS]
+        for path in sorted({Path(os.path.abspath(p)) for p in wanted}, key=lambda p: len(p.parts)):
+            if _is_under(path, system) or _is_under(path, chosen):
+                continue
+            if str(path) in SHARED_DIRS:
+                raise SandboxError(
+                    f"cannot start {bot.name}: {path} would be shown to the bot whole; "
+                    "put the bot in a directory of its own"
+                )
+            chosen.append(path)
+        return chosen
+
+    def _bwrap_args(self, binds: list[tuple[str, str]], cwd: Path | None) -> list[str]:
+        """bwrap's options; ``binds`` are (host source, path inside) shown read-only."""
+        lim = self.limits
+        args = [
+            BWRAP, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+            "--unshare-uts", "--unshare-cgroup-try", "--disable-userns", "--die-with-parent",
+            "--new-session", "--cap-drop", "ALL", "--hostname", "bot",
+        ]
+        for directory in SYSTEM_DIRS:
+            if Path(directory).is_dir():
+                args += ["--ro-bind", directory, directory]
+        for link in MERGED_USR_LINKS:
+            path = Path(link)
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), link]
+            elif path.is_dir():
+                args += ["--ro-bind", link, link]
+        for name in ETC_FILES:
+            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for java in Path("/etc").glob("java*"):
+            args += ["--ro-bind", str(java), str(java)]
+        args += [
+            "--proc", "/proc", "--dev", "/dev",
+            "--size", str(lim.tmp_mb * MB), "--tmpfs", "/tmp",
+            "--size", str(max(1, lim.tmp_mb // 4) * MB), "--tmpfs", "/dev/shm",
+        ]
+        for source, dest in binds:
+            args += ["--ro-bind", source, dest]
+        args += ["--chdir", str(cwd) if cwd else "/tmp"]
+        return args
+
+    def _staging(self, paths: list[Path]) -> tuple[list[str], list[tuple[str, str]]]:
+        """Launcher options and bwrap binds (source, dest) that show ``paths`` read-only.
+
+        As root the bot's uid is dropped before bwrap runs, and bwrap resolves bind
+        sources as that uid, which cannot walk through directories like /root: the
+        launcher (still root) first binds each path under STAGE_DIR, which anyone can walk.
+        """
+        if not self.use_slot_uids:
+            return [], [(str(p), str(p)) for p in paths]
+        STAGE_DIR.mkdir(mode=0o755, exist_ok=True)
+        options = ["-m", str(STAGE_DIR)]
+        for path in paths:
+            options += ["-b", str(path)]
+        return options, [(f"{STAGE_DIR}/{i}", str(path)) for i, path in enumerate(paths)]
+
+    async def _start_namespaced(
+        self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
+    ) -> BotProcess:
+        host_paths = self._host_paths(bot, program, cwd)
+        slot = procs.acquire_slot() if self.use_slot_uids else None
+        cgroups: BotCgroups | None = None
+        try:
+            if slot is not None:
+                for path in host_paths:
+                    _check_world_readable(bot, path)
+            stage_options, binds = self._staging([*host_paths, launcher])
+            launcher_bind = binds.pop()
+            outer = [str(launcher)]
+            if self.layer == "cgroups":
+                assert self.hierarchy is not None
+                lim = self.limits
+                cgroups = BotCgroups(
+                    self.hierarchy,
+                    CgroupLimits(lim.memory_mb * MB, lim.pids, lim.cpu_cores),
+                )
+                for directory in cgroups.dirs:
+                    outer += ["-g", str(directory)]
+            outer += self._rlimits(bot, program, cgroups is not None)
+            outer += stage_options
+            if slot is not None:
+                uid = procs.SLOT_UID_BASE + slot
+                outer += ["-u", f"{uid}:{uid}"]
+                # Per uid, so it bounds this bot alone (bwrap and its pid 1 count too).
+                outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
+            outer += ["-p", str(os.getpid()), "--"]
+            outer += self._bwrap_args(binds, cwd)
+            outer += ["--ro-bind", launcher_bind[0], LAUNCHER_INSIDE]
+            outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S"]
+            outer += ["--", *bot.argv]
+            process = await procs.spawn(
+                outer, env=minimal_env(bot, seed=seed, home=Path("/tmp")), cwd="/"
+            )
+        except BaseException as exc:
+            if cgroups is not None:
+                cgroups.remove_now()
+            if slot is not None:
+                procs.release_slot(slot)
+            if isinstance(exc, OSError):
+                raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
+            raise
+        return NamespacedProcess(process, cgroups, slot)
+
+
+def _check_world_readable(bot: BotSpec, path: Path) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise SandboxError(f"cannot start {bot.name}: {path}: {exc.strerror}") from None
+    needed = 0o005 if path.is_dir() else 0o004
+    if mode & needed != needed:
+        raise SandboxError(
+            f"cannot start {bot.name}: {path} is not readable by the sandbox's unprivileged uid "
+            f"(mode {mode & 0o777:o}); make it world-readable (chmod o+rX)"
+        )

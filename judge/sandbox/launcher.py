@@ -1,0 +1,57 @@
+"""The C launcher (launcher.c): compiled on first use, cached by the hash of its source."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from judge.sandbox.base import SandboxError
+
+SOURCE = Path(__file__).with_name("launcher.c")
+_build_lock = threading.Lock()
+_built: Path | None = None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "botjudge"
+
+
+def launcher_binary() -> Path:
+    """Path of the compiled launcher; builds it once (needs cc), else raises SandboxError."""
+    global _built
+    if _built is not None and _built.exists():
+        return _built
+    with _build_lock:
+        source = SOURCE.read_bytes()
+        digest = hashlib.sha256(source + platform.machine().encode()).hexdigest()[:16]
+        target = cache_dir() / f"launcher-{digest}"
+        if not target.exists():
+            _compile(target)
+        _built = target
+        return target
+
+
+def _compile(target: Path) -> None:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise SandboxError("the sandbox launcher needs a C compiler (cc) to be built once")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        proc = subprocess.run(
+            [cc, "-O2", "-o", str(partial), str(SOURCE)],
+            capture_output=True, text=True, timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxError(f"building the sandbox launcher failed: {exc}") from None
+    if proc.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise SandboxError(f"building the sandbox launcher failed:\n{proc.stderr.strip()}")
+    partial.chmod(0o755)
+    os.replace(partial, target)

@@ -1,0 +1,115 @@
+"""Finds out, once per process, which isolation layers work on this machine and why not."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.sandbox import cgroups as cg
+from judge.sandbox.base import LAYERS, SandboxError
+from judge.sandbox.isolated import BWRAP, LAUNCHER_INSIDE, IsolatedSandbox
+from judge.sandbox.launcher import launcher_binary
+
+PROBE_TIMEOUT = 10.0
+
+
+@dataclass
+class ProbeReport:
+    available: dict[str, bool] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)  # layer -> what was found / why not
+    hierarchy: cg.Hierarchy | None = None
+
+    @property
+    def strongest(self) -> str:
+        return [layer for layer in LAYERS if self.available.get(layer)][-1]
+
+
+_report: ProbeReport | None = None
+
+
+def _run(argv: list[str]) -> tuple[bool, str]:
+    try:
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)
+    output = (proc.stderr or proc.stdout).strip().splitlines()
+    return proc.returncode == 0, output[-1] if output else f"exit status {proc.returncode}"
+
+
+def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
+    if not Path(BWRAP).exists():
+        return False, f"{BWRAP} not found (install the Debian package bubblewrap)"
+    sandbox = IsolatedSandbox("namespaces")
+    with tempfile.TemporaryDirectory(prefix="botjudge-probe-") as box:
+        os.chmod(box, 0o755)
+        try:
+            stage, binds = sandbox._staging([Path(box), launcher])
+            argv = [str(launcher), *stage]
+            if sandbox.use_slot_uids:
+                argv += ["-u", "65534:65534"]
+            argv += ["--", *sandbox._bwrap_args(binds[:1], Path(box))]
+            argv += ["--ro-bind", binds[1][0], LAUNCHER_INSIDE, "--", LAUNCHER_INSIDE,
+                     "-n", "-L", "-w", "/tmp", "-S", "--", "/bin/sh", "-c", "exit 0"]
+            proc = subprocess.run(
+                argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return False, f"bubblewrap failed: {exc}"
+    if proc.returncode != 0:
+        why = proc.stderr.strip().splitlines()
+        hint = ""
+        if any("setting up uid map" in line or "No permission" in line for line in why):
+            hint = (
+                " (unprivileged user namespaces may be off: sysctl "
+                "kernel.unprivileged_userns_clone / kernel.apparmor_restrict_unprivileged_userns)"
+            )
+        return False, f"bubblewrap failed: {why[-1] if why else proc.returncode}{hint}"
+    who = "as an unprivileged uid per slot" if sandbox.use_slot_uids else "in a user namespace"
+    return True, f"bubblewrap works {who}; seccomp and Landlock applied inside"
+
+
+def probe(refresh: bool = False) -> ProbeReport:
+    global _report
+    if _report is not None and not refresh:
+        return _report
+    report = ProbeReport()
+    report.available["none"] = True
+    report.reasons["none"] = "always available"
+    try:
+        launcher = launcher_binary()
+    except SandboxError as exc:
+        launcher = None
+        report.available["base"] = False
+        report.reasons["base"] = str(exc)
+    if launcher is not None:
+        ok, why = _run([str(launcher), "-n", "-r", "core:0:0", "--", "/bin/sh", "-c", "exit 0"])
+        report.available["base"] = ok
+        report.reasons["base"] = f"launcher {launcher}" if ok else f"launcher failed: {why}"
+    if report.available["base"] and launcher is not None:
+        ok, why = _probe_namespaces(launcher)
+    else:
+        ok, why = False, "needs the base layer"
+    report.available["namespaces"] = ok
+    report.reasons["namespaces"] = why
+    hierarchy = cg.discover()
+    report.hierarchy = hierarchy
+    if not ok:
+        report.available["cgroups"] = False
+        report.reasons["cgroups"] = (
+            f"needs the namespaces layer; cgroups found: {hierarchy.describe()}"
+        )
+    elif not hierarchy.usable:
+        report.available["cgroups"] = False
+        report.reasons["cgroups"] = "; ".join(hierarchy.problems) or "no usable cgroups"
+    else:
+        cg.remove_stale(hierarchy)
+        report.available["cgroups"] = True
+        report.reasons["cgroups"] = hierarchy.describe()
+    _report = report
+    return report

@@ -1,0 +1,256 @@
+"""Starting bot processes, walking process trees, and reaping what the judge adopts.
+
+Bots are spawned from one long-lived thread: a parent-death signal fires when the
+*thread* that forked the child ends, and trio's worker threads end after a few idle
+seconds. The judge is a child subreaper, so a bot's orphans (a double-forked daemon
+at the base layer, bubblewrap's pid-1 helper) come back to it; it reaps only those,
+never the children trio waits for itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import queue
+import subprocess
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+PR_SET_CHILD_SUBREAPER = 36
+SLOT_UID_BASE = 60000
+SLOT_COUNT = 1000
+
+# Held while a spawn registers its pid and while orphans are scanned, so a fresh
+# spawn is never mistaken for an adopted orphan.
+_lock = threading.Lock()
+_spawned: set[int] = set()
+# Session ids of bots started by this process (each bot starts a new session).
+_bot_sessions: set[int] = set()
+_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+_spawner: threading.Thread | None = None
+_subreaper = False
+
+
+def _spawner_loop() -> None:
+    while True:
+        _jobs.get()()
+
+
+def become_subreaper() -> bool:
+    """Make orphaned descendants come back to this process instead of init."""
+    global _subreaper
+    if not _subreaper:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return _subreaper
+
+
+async def _in_spawner_thread(job: Callable[[], Any]) -> Any:
+    global _spawner
+    if _spawner is None or not _spawner.is_alive():
+        _spawner = threading.Thread(target=_spawner_loop, name="bot-spawner", daemon=True)
+        _spawner.start()
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = job()
+        except BaseException as exc:  # handed back to the trio task
+            outcome["error"] = exc
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(done.set)
+
+    _jobs.put(work)
+    # A spawn takes milliseconds; finish it even if cancelled, then let the caller clean up.
+    with trio.CancelScope(shield=True):
+        await done.wait()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+async def spawn(
+    argv: list[str], *, env: dict[str, str], cwd: str | None, pass_fds: Iterable[int] = ()
+) -> trio.Process:
+    """Start ``argv`` in a new session with pipes on stdin, stdout and stderr."""
+    become_subreaper()
+    stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
+    stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
+    stderr_r, stderr_w = os.pipe2(os.O_CLOEXEC)
+    fds = tuple(pass_fds)
+
+    def start() -> subprocess.Popen[bytes]:
+        with _lock:
+            popen = subprocess.Popen(
+                argv, stdin=stdin_r, stdout=stdout_w, stderr=stderr_w, start_new_session=True,
+                close_fds=True, pass_fds=fds, cwd=cwd, env=env,
+            )
+            _spawned.add(popen.pid)
+            _bot_sessions.add(popen.pid)
+        return popen
+
+    try:
+        popen: subprocess.Popen[bytes] = await _in_spawner_thread(start)
+    except BaseException:
+        for fd in (stdin_w, stdout_r, stderr_r):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (stdin_r, stdout_w, stderr_w):
+            os.close(fd)
+    streams = (trio.lowlevel.FdStream(fd) for fd in (stdin_w, stdout_r, stderr_r))
+    # trio has no public constructor for a Process around a Popen made elsewhere.
+    return trio.Process._create(popen, *streams)
+
+
+def forget(pid: int) -> None:
+    """Called once trio has reaped a bot it spawned."""
+    with _lock:
+        _spawned.discard(pid)
+
+
+def forget_session(sid: int) -> None:
+    with _lock:
+        _bot_sessions.discard(sid)
+
+
+# -- /proc -------------------------------------------------------------------------
+
+
+def stat_fields(pid: int) -> list[str] | None:
+    """Fields of /proc/PID/stat from the state on (index 0 is the state letter)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2 :].decode().split()
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of a process (of all its threads)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            listed = Path(f"/proc/{pid}/task/{tid}/children").read_text()
+            found.extend(int(child) for child in listed.split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    result: list[int] = []
+    todo = children(pid)
+    while todo:
+        child = todo.pop()
+        result.append(child)
+        todo.extend(children(child))
+    return result
+
+
+def proc_uid(pid: int) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def signal_all(pids: Iterable[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _is_bot_leftover(pid: int, fields: list[str], extra: set[int]) -> bool:
+    if pid in extra:
+        return True
+    try:
+        sid = int(fields[4])
+    except (IndexError, ValueError):
+        return False
+    if sid in _bot_sessions:
+        return True
+    uid = proc_uid(pid)
+    slot_uids = range(SLOT_UID_BASE, SLOT_UID_BASE + SLOT_COUNT)
+    return os.geteuid() == 0 and uid in slot_uids
+
+
+def reap_adopted(extra: Iterable[int] = ()) -> int:
+    """Kill and reap the bot processes this process adopted; returns how many remain.
+
+    A child counts as a bot's leftover if it is in a bot's session, runs as a slot
+    uid, or is listed in ``extra``. Children trio spawned are never touched.
+    """
+    known = set(extra)
+    remaining = 0
+    me = os.getpid()
+    with _lock:
+        for pid in children(me):
+            if pid in _spawned:
+                continue
+            fields = stat_fields(pid)
+            if fields is None or not _is_bot_leftover(pid, fields, known):
+                continue
+            if fields[0] == "Z":
+                with contextlib.suppress(ChildProcessError):
+                    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG)
+            else:
+                signal_all([pid], 9)
+                remaining += 1
+    return remaining
+
+
+async def reap_adopted_until_clear(extra: Iterable[int] = (), patience: float = 2.0) -> bool:
+    """Reap adopted leftovers until none remain (they die within milliseconds of SIGKILL)."""
+    known = set(extra)
+    with trio.move_on_after(patience):
+        while reap_adopted(known):  # noqa: ASYNC110 (polling /proc: nothing to wait on)
+            await trio.sleep(0.002)
+        return True
+    return False
+
+
+# -- uid slots -----------------------------------------------------------------
+# A slot is held through a lock file, so several judge processes on one machine never
+# give two running bots the same uid.
+
+SLOT_DIR = Path("/run/botjudge-slots")
+_slot_files: dict[int, int] = {}
+
+
+def acquire_slot() -> int:
+    """A uid (60000 + slot) that no other running bot on this machine uses."""
+    import fcntl
+
+    with _lock:
+        SLOT_DIR.mkdir(mode=0o700, exist_ok=True)
+        for slot in range(SLOT_COUNT):
+            if slot in _slot_files:
+                continue
+            fd = os.open(SLOT_DIR / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            _slot_files[slot] = fd
+            return slot
+    raise RuntimeError("all sandbox uid slots are in use")
+
+
+def release_slot(slot: int) -> None:
+    with _lock:
+        fd = _slot_files.pop(slot, None)
+    if fd is not None:
+        os.close(fd)
