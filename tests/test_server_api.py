@@ -179,8 +179,8 @@ async def test_failed_check_shows_stderr_to_its_owner_only(api: Api) -> None:
     assert "secret-traceback-of-the-owner" in owner_view["result"]["players"][0]["stderr"]
     # Not listed, so it cannot be asked for in a match.
     assert (await api.http.get("/api/leaderboard/rps")).json() == []
-    r = await api.http.post("/api/matches", json={"game": "rps", "bots": ["crasher", "builtin:rock"]},
-                            headers=api.auth(alice))
+    body = {"game": "rps", "bots": ["crasher", "builtin:rock"]}
+    r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
     assert r.status_code == 400 and "no version that passed" in r.json()["error"]
 
 
@@ -290,7 +290,10 @@ async def test_tournament_round_robin(api: Api) -> None:
     assert r.status_code == 202, r.text
     tid = r.json()["id"]
     with trio.fail_after(90):
-        while (t := (await api.http.get(f"/api/tournaments/{tid}")).json())["status"] == "running":
+        while True:
+            t = (await api.http.get(f"/api/tournaments/{tid}")).json()
+            if t["status"] != "running":
+                break
             await trio.sleep(0.2)
     assert t["status"] == "finished"
     standings = t["standings"]
@@ -317,7 +320,9 @@ async def test_queue_survives_a_restart(tmp_path: Path) -> None:
             }, headers=first.auth(alice))
             ids.append(r.json()["id"])
         with trio.fail_after(30):
-            while (await first.http.get(f"/api/matches/{ids[0]}")).json()["status"] != "running":
+            while True:
+                if (await first.http.get(f"/api/matches/{ids[0]}")).json()["status"] == "running":
+                    break
                 await trio.sleep(0.05)
         nursery.cancel_scope.cancel()  # the server stops in the middle of a match
     await first.http.aclose()
