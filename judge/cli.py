@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -156,22 +154,13 @@ def list_games() -> None:
         click.echo(f"{name:<12} {cls.description}")
 
 
-@main.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--plain", is_flag=True, help="print only the turn lines (the seed's format)")
-def replay(file: Path, plain: bool) -> None:
-    """Print a replay FILE."""
-    from replays.reader import open_text
-
-    with open_text(file) as handle:
-        for line in handle:
-            if plain and line.startswith("#"):
-                continue
-            sys.stdout.write(line)
-
-
 # Each area adds its commands in its own module under judge/commands/ (one line here each).
-COMMAND_MODULES: tuple[str, ...] = ("judge.commands.server", "judge.commands.timing")
+COMMAND_MODULES: tuple[str, ...] = (
+    "judge.commands.replay",
+    "judge.commands.server",
+    "judge.commands.timing",
+    "judge.commands.tourney",
+)
 
 
 def _register_commands() -> None:
