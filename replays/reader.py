@@ -48,6 +48,7 @@ ASYNC_BATCH = 2000
 @dataclass(frozen=True, slots=True)
 class Header:
     header: ReplayHeader
+    text: str  # the line as written, without the newline
     lineno: int = 1
 
 
@@ -65,6 +66,7 @@ class Disqualified:
     code: str
     reason: str
     lineno: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,7 @@ class Result:
     lineno: int
     checksum: str | None  # the recorded digest, None if the writer added none
     checksum_ok: bool | None  # None without a checksum
+    text: str
 
 
 Record = Header | Turn | Disqualified | Result
@@ -239,7 +242,7 @@ class ReplayParser:
                     f"header: players[{index}] has seat {player.seat}, expected {index}", line=1
                 )
         self.header = header
-        return Header(header)
+        return Header(header, text)
 
     def _judge_line(self, text: str, raw: bytes, lineno: int) -> Record:
         match = KIND_PATTERN.match(text)
@@ -248,7 +251,7 @@ class ReplayParser:
         kind = match.group(1)
         body = text[match.end() :]
         if kind == RESULT_KIND:
-            return self._result(body, raw, lineno)
+            return self._result(text, body, raw, lineno)
         self._digest.update(raw)
         if kind == DQ_KIND:
             try:
@@ -261,7 +264,7 @@ class ReplayParser:
                     f"#dq: seat {dq.seat} does not exist ({len(self.header.players)} players)",
                     line=lineno,
                 )
-            return Disqualified(dq.seat, dq.turn, dq.code, dq.reason, lineno)
+            return Disqualified(dq.seat, dq.turn, dq.code, dq.reason, lineno, text)
         if kind == MAGIC[1:]:
             raise ReplayFormatError("a second header line", line=lineno)
         raise ReplayFormatError(
@@ -269,7 +272,7 @@ class ReplayParser:
             line=lineno,
         )
 
-    def _result(self, body: str, raw: bytes, lineno: int) -> Result:
+    def _result(self, text: str, body: str, raw: bytes, lineno: int) -> Result:
         data = _json_object(body, "#result", lineno)
         checksum = data.pop(CHECKSUM_KEY, None)
         unknown = sorted(set(data) - set(MatchResult.model_fields))
@@ -291,7 +294,7 @@ class ReplayParser:
                 )
             self._digest.update(raw[: tail.start()] + b"}\n")
             checksum_ok = self._digest.hexdigest() == checksum
-        self.result = Result(result, lineno, checksum, checksum_ok)
+        self.result = Result(result, lineno, checksum, checksum_ok, text)
         return self.result
 
 
