@@ -52,6 +52,9 @@ class MatchSpec(BaseModel):
     )
     end_grace: float = Field(0.5, ge=0, description="seconds a bot has to exit after the end")
     match_id: str = ""
+    pause_idle: bool = Field(
+        True, description="pause bots while they are not on turn (games with one mover at a time)"
+    )
 
 
 class ResponseStats(BaseModel):

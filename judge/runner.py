@@ -199,6 +199,7 @@ class Match:
         self.seats: list[Seat | None] = [None] * len(spec.bots)
         self.turn = 0
         self.failures: dict[int, BotFailed] = {}
+        self.paused: set[int] = set()
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -243,9 +244,12 @@ class Match:
     def disqualify(self, index: int, failure: BotFailed) -> None:
         if index in self.failures:
             return
+        seat = self.seats[index]
+        if seat is not None and failure.code != "memory" and seat.proc.memory_exceeded():
+            # However it showed (a crash, a closed pipe, a timeout), the cause was the OOM kill.
+            failure = BotFailed("memory", f"over its memory limit ({failure.reason})")
         self.failures[index] = failure
         self.state.disqualify(index, failure.code)
-        seat = self.seats[index]
         if seat is not None:
             seat.outcome, seat.reason, seat.failed_turn = failure.code, failure.reason, self.turn + 1
         log.info("disqualified", seat=index, code=failure.code, reason=failure.reason, turn=self.turn + 1)
@@ -283,8 +287,25 @@ class Match:
                 continue  # every mover was disqualified; a game of 3+ seats may go on
             self.emit(state.apply(orders) + "\n")
             self.turn += 1
+            if self.spec.pause_idle and not state.is_over():
+                self.pause_idle(set(state.to_move()))
             if self.turn % 64 == 0:
                 await trio.lowlevel.checkpoint()
+
+    def pause_idle(self, upcoming: set[int]) -> None:
+        """Stop the bots that will not move next, so they cannot take the mover's CPU."""
+        for seat in self.seats:
+            if seat is None or seat.index in upcoming or seat.index in self.failures:
+                continue
+            if seat.index not in self.paused:
+                seat.proc.pause()
+                self.paused.add(seat.index)
+
+    def resume(self, indices: Iterable[int]) -> None:
+        for index in indices:
+            if index in self.paused and (seat := self.seats[index]) is not None:
+                self.paused.discard(index)
+                seat.proc.resume()
 
     async def exchange(
         self, movers: list[int], messages: dict[int, list[str]] | object, first: bool
@@ -292,6 +313,8 @@ class Match:
         """Send every mover its message and collect the answers under one deadline."""
         assert isinstance(messages, dict)
         budget = self.spec.turn_deadline + (self.spec.startup_allowance if first else 0.0)
+        # Resumed before the clock starts: waking up is not the bot's time.
+        self.resume(movers)
         started = trio.current_time()
         answers: dict[int, list[str]] = {}
         live: list[Seat] = []
@@ -335,6 +358,7 @@ class Match:
 
     async def finish(self) -> None:
         """Tell live bots the match is over, close their stdin, kill what remains."""
+        self.resume(list(self.paused))
         live = [s for s in self.seats if s is not None and s.index not in self.failures]
         for seat in live:
             try:
