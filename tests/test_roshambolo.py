@@ -1,4 +1,4 @@
-"""Roshambolo: the rules (rules.md §1.2) on the state machine, and whole matches of real processes."""
+"""Roshambolo: the rules (rules.md §1.2) on the state machine, and whole matches of processes."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def new_state(seats: int = 2, *, race_to: int = 3, rounds: int = 1, seed: int = 
     return state
 
 
-def play_out(state: Roshambolo, answer_of) -> tuple[list[str], dict[int, list[str]]]:  # noqa: ANN001
+def play_out(state: Roshambolo, answer_of) -> tuple[list[str], dict[int, list[str]]]:
     """Run the state to the end like the runner; return the turn lines and every seat's O lines."""
     lines: list[str] = []
     told: dict[int, list[str]] = {s: [] for s in range(state.seats)}
@@ -125,7 +125,7 @@ def test_race_to_must_be_at_least_one() -> None:
 def test_invalid_plays_become_seeded_random_shapes_in_order_a_then_b() -> None:
     state = new_state(seed=11, race_to=1)
     assert state.current is not None
-    a, b = state.current
+    a, _ = state.current
     # Replay the rng by hand: a's draw comes first, then b's, then a coin if needed.
     rng = random.Random(11)
     rng.shuffle([0, 1])
@@ -168,7 +168,7 @@ def matches(draw: st.DrawFn) -> tuple[int, int, int, int, list[str]]:
     return seats, race_to, rounds, seed, script
 
 
-def scripted(script: list[str]):  # noqa: ANN201
+def scripted(script: list[str]):
     return lambda seat, turn: script[(turn * 7 + seat * 3) % len(script)]
 
 
@@ -247,8 +247,10 @@ def test_seat_order_is_reshuffled_every_round(seed: int, seats: int) -> None:
     order = list(range(seats))
     for r in range(4):
         rng.shuffle(order)
-        expected = [(order[i] + 1, order[j] + 1) for i, j in itertools.combinations(range(seats), 2)]
-        got = [(int(fields(x)["a"]), int(fields(x)["b"])) for x in lines[r * per_round:][:per_round]]
+        pairs = itertools.combinations(range(seats), 2)
+        expected = [(order[i] + 1, order[j] + 1) for i, j in pairs]
+        played = lines[r * per_round :][:per_round]
+        got = [(int(fields(x)["a"]), int(fields(x)["b"])) for x in played]
         assert got == expected
         # race_to=1 and both rock: one coin toss per game, drawn after the shuffle
         for _ in range(per_round):
