@@ -1,0 +1,124 @@
+"""Tournaments with real bot processes: every format, exact boards, determinism, the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from judge.bots import resolve
+from judge.tournament import Progress, TourneySpec, match_seed, run_tourney
+from tests.conftest import ROOT
+
+
+def files(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def spec(game: str, *bots: str, **kw: object) -> TourneySpec:
+    return TourneySpec(game=game, bots=[resolve(b, game) for b in bots], **kw)  # type: ignore[arg-type]
+
+
+async def test_counting_three_boards_exactly_as_the_arena(tmp_path: Path) -> None:
+    # Constant bots, 10 rounds, 2 runs. Per run: crab beats everyone but crab#2 (2 a round),
+    # zoidberg (48) beats both counters (96 a round), the counters draw 1000-1000.
+    bots = ("crab", "zoidberg", "dedicated", "crab", "dedicated")
+    result = await run_tourney(
+        spec("counting", *bots, options={"rounds": 10}, runs=2, seed=5), replays=tmp_path
+    )
+    score, wins, overall = result.boards
+    assert [(r.name, r.rank, r.value) for r in score.rows] == [
+        ("zoidberg", 1, 3840), ("dedicated", 2, 2000), ("dedicated#2", 2, 2000),
+        ("crab", 4, 120), ("crab#2", 4, 120),
+    ]
+    assert [(r.name, r.rank, r.value) for r in wins.rows] == [
+        ("crab", 1, 6), ("crab#2", 1, 6), ("zoidberg", 3, 4),
+        ("dedicated", 4, 0), ("dedicated#2", 4, 0),
+    ]
+    assert [(r.name, r.rank, r.value) for r in overall.rows] == [
+        ("zoidberg", 1, 4), ("crab", 2, 5), ("crab#2", 2, 5),
+        ("dedicated", 4, 6), ("dedicated#2", 4, 6),
+    ]
+    assert [s.name for s in result.standings] == [r.name for r in overall.rows]
+    crab = result.standings[1]
+    assert crab.ranks == {"score": 4, "wins": 1, "overall": 2} and crab.games_won == 6
+    # The arena's pairing order: for i, for j < i, bot i in seat 1; 10 pairs x 2 runs.
+    assert [m.bots for m in result.matches[:4]] == [[1, 0], [2, 0], [2, 1], [3, 0]]
+    assert len(result.matches) == 20
+    assert len(files(tmp_path)) == 20
+
+
+async def test_liarsdice_free_for_all_games(tmp_path: Path) -> None:
+    seen: list[Progress] = []
+    result = await run_tourney(
+        spec("liarsdice", "robot", "computer", games=4, seed=2),
+        replays=tmp_path, progress=seen.append,
+    )
+    assert [(s.name, s.games_won, s.rank, s.played) for s in result.standings] == [
+        ("computer", 4, 1, 4), ("robot", 0, 2, 4),
+    ]
+    assert all(m.bots == [0, 1] for m in result.matches)
+    assert [p.done for p in seen] == [1, 2, 3, 4] and seen[-1].total == 4
+    assert files(tmp_path) == [
+        f"0000{k}-robot-computer.replay" for k in range(1, 5)
+    ]
+
+
+async def test_rps_round_robin_ties_share_a_rank() -> None:
+    result = await run_tourney(spec("rps", "rock", "paper", "scissors", options={"turns": 10}))
+    assert [(s.name, s.rank, s.points) for s in result.standings] == [
+        ("rock", 1, 1.0), ("paper", 1, 1.0), ("scissors", 1, 1.0),
+    ]
+    assert len(result.matches) == 3
+
+
+async def test_roshambolo_is_one_match_of_every_bot(tmp_path: Path) -> None:
+    seen: list[Progress] = []
+    result = await run_tourney(
+        spec("roshambolo", "rock", "random", "counter", options={"rounds": 2, "race_to": 5}),
+        replays=tmp_path, progress=seen.append,
+    )
+    assert len(result.matches) == 1 and result.matches[0].bots == [0, 1, 2]
+    assert sum(s.games_won for s in result.standings) == 2 * 3  # rounds x pairs
+    assert all(s.played == 4 for s in result.standings)
+    assert seen[-1].done == seen[-1].total == 6
+    assert len(files(tmp_path)) == 1
+
+
+async def test_same_seed_same_tourney_whatever_the_concurrency() -> None:
+    runs = []
+    for concurrency in (1, 3):
+        result = await run_tourney(
+            spec("liarsdice", "computer", "computer", "computer", games=5, seed=9,
+                 concurrency=concurrency)
+        )
+        runs.append([(m.seed, m.winner, m.summary) for m in result.matches])
+    assert runs[0] == runs[1]
+    assert runs[0][0][0] == match_seed(9, 1)
+
+
+def test_cli_json_lists_every_bot(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "tourney", "counting", "naive", "crab", "random",
+         "--rounds", "20", "--runs", "2", "--seed", "3", "--json",
+         "--replays", str(tmp_path / "r")],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert sorted(s["name"] for s in data["standings"]) == ["crab", "naive", "random"]
+    for standing in data["standings"]:
+        assert set(standing["ranks"]) == {"score", "wins", "overall"}
+        assert {"games_won", "points", "rank"} <= set(standing)
+    assert len(list((tmp_path / "r").iterdir())) == 6
+
+
+def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:
+    for args in (["rps", "rock"], ["rps", "rock", "paper", "--runs", "2"],
+                 ["nosuchgame", "a", "b"], ["counting", "naive", "crab", "--rounds", "0"]):
+        proc = subprocess.run([sys.executable, "-m", "judge.cli", "tourney", *args],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=60)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Error:" in proc.stderr and "Traceback" not in proc.stderr
+        assert not list(tmp_path.iterdir())
