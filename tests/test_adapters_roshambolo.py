@@ -1,0 +1,97 @@
+"""Roshambolo bot files of the original's kind, run unchanged through the roshambolo adapter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge.bots import resolve
+from judge.models import BotSpec, MatchResult, MatchSpec
+from judge.runner import run_match
+from tests.conftest import TEST_BOTS, builtin
+
+ORIGINAL = TEST_BOTS / "original" / "roshambolo"
+
+
+def bot(name: str) -> BotSpec:
+    if (ORIGINAL / f"{name}.py").is_file():
+        return resolve(str(ORIGINAL / f"{name}.py"), "roshambolo")
+    return builtin("roshambolo", name)
+
+
+async def play(tmp_path: Path, *names: str, seed: int = 1, race_to: int = 20, rounds: int = 1,
+               tag: str = "") -> tuple[MatchResult, list[str]]:
+    replay = tmp_path / f"{'-'.join(names)}{tag}.replay"
+    spec = MatchSpec(game="roshambolo", bots=[bot(n) for n in names], seed=seed,
+                     options={"race_to": race_to, "rounds": rounds})
+    result = await run_match(spec, replay_path=replay)
+    body = [line for line in replay.read_text().splitlines() if not line.startswith("#")]
+    return result, body
+
+
+def test_bot_files_are_detected_as_roshambolo_modules() -> None:
+    spec = bot("p_counter")
+    assert spec.argv[-2].endswith("bots/adapters/roshambolo.py")
+    assert spec.argv[-1] == str(ORIGINAL / "p_counter.py")
+
+
+async def test_observing_counter_file_plays_exactly_like_the_builtin(tmp_path: Path) -> None:
+    # The counter's choices depend on every round it observes, its own games and the others'.
+    by_file, file_lines = await play(tmp_path, "rock", "random", "p_counter", rounds=3)
+    by_builtin, builtin_lines = await play(tmp_path, "rock", "random", "counter", rounds=3)
+    assert file_lines == builtin_lines
+    assert [p.score for p in by_file.players] == [3, 0, 6]
+    assert [p.outcome for p in by_file.players] == ["ok"] * 3
+    assert by_file.summary == by_builtin.summary
+
+
+async def test_rock_file_against_counter_file(tmp_path: Path) -> None:
+    result, lines = await play(tmp_path, "p_rock", "p_counter", race_to=100, seed=4)
+    assert result.winner == 1 and result.summary.endswith("-100")
+    assert all(line.endswith(" beats") for line in lines[1:])
+
+
+async def test_prints_never_reach_the_protocol(tmp_path: Path) -> None:
+    _, quiet_lines = await play(tmp_path, "p_counter", "random", rounds=2, seed=9)
+    loud, loud_lines = await play(tmp_path, "p_loud", "random", rounds=2, seed=9)
+    assert loud_lines == quiet_lines
+    assert loud.players[0].outcome == "ok"
+    stderr = loud.players[0].stderr
+    assert stderr.startswith("loading p_loud\n")
+    assert "thinking about game 1" in stderr and "2\n.\n3\n.\n" in stderr
+
+
+async def test_answers_are_converted_with_int_as_the_original_does(tmp_path: Path) -> None:
+    result, lines = await play(tmp_path, "p_convert", "p_rock", race_to=12, seed=2)
+    assert result.players[0].outcome == "ok"
+    seat_label = result.players[0].label
+    answers, shapes = [], []
+    for line in lines:
+        f = line.split(" ")
+        side = 0 if f[1] == seat_label else 1
+        answers.append(f[3 + side])
+        shapes.append(int(f[5 + side]))
+    # "2", 2.7, True, None, "2.7", 7, an exception, input() at EOF; then 3 forever.
+    assert answers[:9] == ["2", "2", "1", "0", "0", "7", "0", "0", "3"]
+    assert shapes[:3] == [2, 2, 1] and shapes[8] == 3
+    assert all(1 <= s <= 3 for s in shapes[3:8])
+    stderr = result.players[0].stderr
+    assert "TypeError" in stderr and "ValueError" in stderr and "RuntimeError" in stderr
+    assert "EOFError" in stderr
+
+
+async def test_every_bot_observes_every_round_of_a_tourney(tmp_path: Path) -> None:
+    result, lines = await play(tmp_path, "p_watcher", "p_counter", "rock", race_to=5, rounds=2,
+                               seed=3)
+    assert [p.outcome for p in result.players] == ["ok"] * 3
+    summary_line = next(x for x in result.players[0].stderr.splitlines() if x.startswith("WATCHER"))
+    summary = json.loads(summary_line.removeprefix("WATCHER "))
+    games = sorted({int(line.split(" ")[0]) for line in lines})
+    assert games == list(range(1, 7))
+    assert summary["games"] == games  # including the two games per round it does not play
+    assert summary["rounds"] == len(lines) == result.turns
+    assert summary["my_ids"] == [1]  # the same id in every game
+    mine = [x for x in lines if "1" in x.split(" ")[1:3]]
+    assert summary["asked"] == len(mine)
+    f = lines[-1].split(" ")
+    assert summary["last"] == [int(f[i]) for i in (0, 1, 2, 5, 6, 7)]

@@ -1,0 +1,93 @@
+"""rpscontest.com programs, run unchanged through bots/adapters/rpscontest.py in the rps game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.bots import resolve
+from judge.models import BotSpec, MatchResult, MatchSpec
+from judge.runner import run_match
+from tests.conftest import TEST_BOTS, builtin
+
+ORIGINAL = TEST_BOTS / "original" / "rpscontest"
+
+
+def program(name: str, adapter: str | None = None) -> BotSpec:
+    return resolve(str(ORIGINAL / f"{name}.py"), "rps", adapter=adapter)
+
+
+async def play(first: BotSpec, second: str, turns: int = 20, seed: int = 1,
+               replay: Path | None = None) -> MatchResult:
+    spec = MatchSpec(game="rps", bots=[first, builtin("rps", second)], seed=seed,
+                     options={"turns": turns})
+    return await run_match(spec, replay_path=replay)
+
+
+def test_programs_are_detected_by_their_output_global() -> None:
+    assert program("freq").argv[-2].endswith("bots/adapters/rpscontest.py")
+    assert program("cycle_main").argv[-2].endswith("bots/adapters/rpscontest.py")
+
+
+async def test_frequency_counter_beats_rock_every_round() -> None:
+    result = await play(program("freq"), "rock", turns=50)
+    assert [p.score for p in result.players] == [50, 0]
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+
+
+async def test_input_is_empty_first_then_the_opponents_previous_move() -> None:
+    # echo plays R, then whatever cycle played last; cycle's next move beats its last one.
+    result = await play(program("echo"), "cycle", turns=30)
+    assert [p.score for p in result.players] == [0, 29]
+
+
+async def test_namespace_persists_and_name_is_main() -> None:
+    # cycle_main counts rounds in a global and only sets output under the __main__ guard.
+    result = await play(program("cycle_main"), "rock", turns=20)
+    assert [p.score for p in result.players] == [7, 6]
+    assert result.players[0].outcome == "ok"
+
+
+async def test_prints_never_reach_the_protocol() -> None:
+    result = await play(program("noisy"), "rock", turns=20)
+    assert [p.score for p in result.players] == [20, 0]
+    assert "round with input ''" in result.players[0].stderr
+    assert "round with input 'R'" in result.players[0].stderr
+
+
+async def test_an_output_that_is_not_exactly_r_p_or_s_disqualifies() -> None:
+    result = await play(program("bad_output"), "rock", turns=20)
+    bad, rock = result.players
+    assert (bad.outcome, bad.turn) == ("invalid_order", 3)
+    assert "output='RP'" in bad.reason
+    assert "output is 'RP'; it must be exactly 'R', 'P' or 'S'" in bad.stderr
+    assert rock.outcome == "ok" and result.winner == 1
+    assert result.turns == 2
+
+
+async def test_an_exception_disqualifies_and_names_it() -> None:
+    result = await play(program("raises"), "rock", turns=20)
+    failed = result.players[0]
+    assert (failed.outcome, failed.turn) == ("invalid_order", 2)
+    assert "KeyError" in failed.reason and "KeyError: 'R'" in failed.stderr
+    assert result.winner == 1
+
+
+async def test_a_python2_program_is_refused_with_a_clear_reason() -> None:
+    result = await play(program("py2", adapter="rpscontest"), "rock")
+    failed = result.players[0]
+    assert (failed.outcome, failed.turn) == ("invalid_order", 1)
+    assert "does not compile under Python 3" in failed.stderr
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+async def test_random_is_seeded_per_bot(tmp_path: Path, seed: int) -> None:
+    bodies = []
+    for run in range(2):
+        replay = tmp_path / f"{run}.replay"
+        await play(program("seeded"), "rock", turns=60, seed=seed, replay=replay)
+        bodies.append([x for x in replay.read_text().splitlines() if not x.startswith("#")])
+    assert bodies[0] == bodies[1]
+    moves = {line.split(" ")[2] for line in bodies[0]}
+    assert moves == {"R", "P", "S"}
