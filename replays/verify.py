@@ -108,7 +108,7 @@ class Verifier:
                 )
         self.turn = 0  # turns applied
         self.started = False
-        self.turn_open = False
+        self.turn_open = False  # begin_turn was called; the turn awaits orders
         self.ended = False
         self.end_reason = ""
         self.movers: list[int] = []
@@ -122,21 +122,32 @@ class Verifier:
         return f"seat {self.header.players[seat].label} ({self.header.player_name(seat)})"
 
     # -- the runner's loop, one record at a time --------------------------------
-    def _open_turn(self) -> None:
-        """What the runner does before it sends a turn: decide whether there is one."""
-        if self.turn_open or self.ended:
-            return
-        self.started = True
-        if self.state.is_over():
-            self.ended, self.end_reason = True, f"the game is over after {self.turn} turns"
-            return
-        movers = [s for s in self.state.to_move() if s not in self.dq]
-        if not movers:
-            self.ended, self.end_reason = True, "no seat left to move"
-            return
-        self.state.begin_turn()
-        self.movers = movers
-        self.turn_open = True
+    def _advance(self) -> None:
+        """Bring the game to where the runner records its next line: a turn waiting for
+        orders (``turn_open``) or the end (``ended``)."""
+        while not self.ended:
+            if self.turn_open:
+                if self.state.is_over():
+                    self.turn_open, self.ended = False, True
+                    self.end_reason = f"the game ended during turn {self.turn + 1}"
+                    return
+                if self._orders_expected():
+                    return
+                # Every mover was disqualified and the game goes on: the runner begins the
+                # turn again with the next movers.
+                self.turn_open = False
+                continue
+            self.started = True
+            if self.state.is_over():
+                self.ended, self.end_reason = True, f"the game is over after {self.turn} turns"
+                return
+            movers = [s for s in self.state.to_move() if s not in self.dq]
+            if not movers:
+                self.ended, self.end_reason = True, "no seat is left to move"
+                return
+            self.state.begin_turn()
+            self.movers = movers
+            self.turn_open = True
 
     def _orders_expected(self) -> list[int]:
         return [s for s in self.movers if s not in self.dq]
@@ -152,40 +163,28 @@ class Verifier:
             self._result(record)
 
     def _disqualified(self, dq: Disqualified) -> None:
-        where = f"turn {self.turn + 1}"
+        number = self.turn + 1
+        where = f"turn {number}"
+
+        def mismatch(message: str) -> Mismatch:
+            return Mismatch(Difference(where, dq.lineno, message, number))
+
         if dq.code not in OUTCOMES or dq.code == "ok":
-            message = f"#dq with unknown outcome code {dq.code!r}"
-            raise Mismatch(Difference(where, dq.lineno, message))
+            raise mismatch(f"#dq with unknown outcome code {dq.code!r}")
         if dq.seat in self.dq:
-            raise Mismatch(
-                Difference(where, dq.lineno, f"{self._name(dq.seat)} is disqualified twice")
-            )
-        if dq.turn != self.turn + 1:
-            raise Mismatch(
-                Difference(
-                    where, dq.lineno,
-                    f"#dq says turn {dq.turn}, but it is recorded during turn {self.turn + 1}",
-                    self.turn + 1,
-                )
-            )
+            raise mismatch(f"{self._name(dq.seat)} is disqualified twice")
+        if dq.turn != number:
+            raise mismatch(f"#dq says turn {dq.turn}, but it is recorded during turn {number}")
         if dq.code == START_FAILED:
             if self.started:
-                raise Mismatch(
-                    Difference(where, dq.lineno, "a start failure recorded after play began")
-                )
+                raise mismatch("a start failure recorded after play began")
         else:
-            self._open_turn()
+            self._advance()
             if not self.turn_open:
-                raise Mismatch(
-                    Difference(where, dq.lineno, f"a disqualification, but {self.end_reason}")
-                )
+                raise mismatch(f"a disqualification, but {self.end_reason}")
             if dq.seat not in self.movers:
-                raise Mismatch(
-                    Difference(
-                        where, dq.lineno,
-                        f"{self._name(dq.seat)} is disqualified, but it does not move this turn",
-                        self.turn + 1,
-                    )
+                raise mismatch(
+                    f"{self._name(dq.seat)} is disqualified, but it does not move this turn"
                 )
         self.dq[dq.seat] = dq
         self.state.disqualify(dq.seat, dq.code)
@@ -193,69 +192,45 @@ class Verifier:
     def _turn(self, record: Turn) -> None:
         number = self.turn + 1
         where = f"turn {number}"
-        self._open_turn()
+
+        def mismatch(message: str) -> Mismatch:
+            return Mismatch(Difference(where, record.lineno, message, number))
+
+        self._advance()
         if not self.turn_open:
-            message = f"a turn is recorded, but {self.end_reason}"
-            raise Mismatch(Difference(where, record.lineno, message, number))
+            raise mismatch(f"a turn is recorded, but {self.end_reason}")
         expected = self._orders_expected()
-        if self.state.is_over() or not expected:
-            raise Mismatch(
-                Difference(
-                    where, record.lineno,
-                    "a turn is recorded, but the disqualifications of this turn end the match",
-                    number,
-                )
-            )
         try:
             orders = self.state.orders_from_line(record.line)
         except (ReplayMismatch, ValueError, IndexError, KeyError) as exc:
-            message = f"the game cannot read {record.line!r}: {exc}"
-            raise Mismatch(Difference(where, record.lineno, message, number)) from None
+            raise mismatch(f"the game cannot read {record.line!r}: {exc}") from None
         if sorted(orders) != expected:
-            raise Mismatch(
-                Difference(
-                    where, record.lineno,
-                    f"orders of seats {sorted(s + 1 for s in orders)} recorded, the rules expect "
-                    f"seats {[s + 1 for s in expected]}",
-                    number,
-                )
+            raise mismatch(
+                f"orders of seats {[s + 1 for s in sorted(orders)]} recorded, the rules expect "
+                f"seats {[s + 1 for s in expected]}"
             )
         for seat, order in orders.items():
             try:
                 canonical = self.state.parse_order(seat, order.split("\n"))
             except IllegalOrder as exc:
-                raise Mismatch(
-                    Difference(
-                        where, record.lineno,
-                        f"{self._name(seat)}'s order {order!r} is illegal: {exc.reason}",
-                        number,
-                    )
+                raise mismatch(
+                    f"{self._name(seat)}'s order {order!r} is illegal: {exc.reason}"
                 ) from None
             if canonical != order:
-                raise Mismatch(
-                    Difference(
-                        where, record.lineno,
-                        f"{self._name(seat)}'s order {order!r} is not in its canonical form "
-                        f"{canonical!r}",
-                        number,
-                    )
+                raise mismatch(
+                    f"{self._name(seat)}'s order {order!r} is not in its canonical form "
+                    f"{canonical!r}"
                 )
         produced = self.state.apply(orders)
         if produced != record.line:
-            raise Mismatch(
-                Difference(
-                    where, record.lineno,
-                    f"recorded {record.line!r}, the rules give {produced!r}",
-                    number,
-                )
-            )
+            raise mismatch(f"recorded {record.line!r}, the rules give {produced!r}")
         self.turn = number
         self.turn_open = False
 
     def _result(self, record: Result) -> None:
         where = "the result"
-        self._open_turn()
-        if self.turn_open and not self.state.is_over() and self._orders_expected():
+        self._advance()
+        if self.turn_open:
             raise Mismatch(
                 Difference(
                     where, record.lineno,
