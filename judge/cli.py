@@ -13,6 +13,7 @@ from judge.bots import BotError, builtin_bots, resolve
 from judge.games import UnknownGame, all_games, get_game
 from judge.models import MatchResult, MatchSpec
 from judge.runner import run_match
+from judge.sandbox.base import LAYERS, Sandbox, SandboxError
 
 
 def _game(name: str) -> str:
@@ -55,6 +56,16 @@ def resolve_bots(game: str, args: tuple[str, ...], adapter: str | None) -> list[
         except BotError as exc:
             raise click.UsageError(str(exc)) from None
     return specs
+
+
+def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
+    """The sandbox for --sandbox/--min-sandbox (or the defaults), or a clear error."""
+    from judge.sandbox.select import default_sandbox
+
+    try:
+        return default_sandbox(layer, min_layer)
+    except SandboxError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def print_result(result: MatchResult) -> None:
@@ -105,9 +116,14 @@ def main(log_level: str) -> None:
               help="extra seconds on the first turn (interpreter and JIT start-up)")
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+@click.option("--sandbox", "layer", type=click.Choice(LAYERS), default=None,
+              help="isolation layer (default: the strongest available; see `judge sandbox`)")
+@click.option("--min-sandbox", "min_layer", type=click.Choice(LAYERS), default=None,
+              help="refuse to run below this isolation layer")
 def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
           race_to: int | None, rounds: int | None, extra: tuple[str, ...], replay: Path | None,
-          deadline: float, startup: float, adapter: str | None, as_json: bool) -> None:
+          deadline: float, startup: float, adapter: str | None, as_json: bool,
+          layer: str | None, min_layer: str | None) -> None:
     """Play one match of GAME between BOTS (paths, commands, directories or built-in names)."""
     import random
 
@@ -122,14 +138,13 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
         raise click.UsageError(f"{game} takes {seats} bots, got {len(bots)}")
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
+    sandbox = sandbox_or_exit(layer, min_layer)
     specs = resolve_bots(game, bots, adapter)
     spec = MatchSpec(
         game=game, bots=specs, seed=seed if seed is not None else random.randrange(2**31),
         options=options, turn_deadline=deadline, startup_allowance=startup,
     )
-    from judge.sandbox.select import default_sandbox
-
-    result = trio.run(lambda: run_match(spec, sandbox=default_sandbox(), replay_path=replay))
+    result = trio.run(lambda: run_match(spec, sandbox=sandbox, replay_path=replay))
     if as_json:
         click.echo(result.model_dump_json())
     else:
@@ -157,6 +172,7 @@ def list_games() -> None:
 # Each area adds its commands in its own module under judge/commands/ (one line here each).
 COMMAND_MODULES: tuple[str, ...] = (
     "judge.commands.replay",
+    "judge.commands.sandbox",
     "judge.commands.server",
     "judge.commands.timing",
     "judge.commands.tourney",
