@@ -204,10 +204,10 @@ class Verifier:
             orders = self.state.orders_from_line(record.line)
         except (ReplayMismatch, ValueError, IndexError, KeyError) as exc:
             raise mismatch(f"the game cannot read {record.line!r}: {exc}") from None
-        if sorted(orders) != expected:
+        if sorted(orders) != sorted(expected):
             raise mismatch(
                 f"orders of seats {[s + 1 for s in sorted(orders)]} recorded, the rules expect "
-                f"seats {[s + 1 for s in expected]}"
+                f"seats {[s + 1 for s in sorted(expected)]}"
             )
         for seat, order in orders.items():
             try:
