@@ -16,7 +16,7 @@ from judge.server.app import build_app
 from judge.server.config import ServerConfig
 from judge.server.service import Service
 from judge.server.sqlite import SQLiteStorage
-from tests.server_helpers import CRASHING_PY_BOT, JS_BOT, PY_BOT, SLOW_PY_BOT
+from tests.server_helpers import C_BOT, CRASHING_PY_BOT, JS_BOT, PY_BOT, SLOW_PY_BOT, c_archive
 
 
 @dataclass
@@ -33,10 +33,11 @@ class Api:
         assert r.status_code == 201, r.text
         return str(r.json()["token"])
 
-    async def upload(self, token: str, name: str, filename: str, content: str,
+    async def upload(self, token: str, name: str, filename: str, content: str | bytes,
                      game: str = "rps") -> dict[str, Any]:
+        data = content.encode() if isinstance(content, str) else content
         r = await self.http.post("/api/bots", data={"name": name, "game": game},
-                                 files={"file": (filename, content.encode())},
+                                 files={"file": (filename, data)},
                                  headers=self.auth(token))
         assert r.status_code == 202, r.text
         return dict(r.json())
@@ -159,6 +160,22 @@ async def test_upload_is_checked_then_listed(api: Api) -> None:
     assert (box1 / "rps_bot.py").read_text() == PY_BOT
 
 
+async def test_c_bots_are_built_in_the_sandbox(api: Api) -> None:
+    alice = await api.user("alice")
+    archive = await api.upload(alice, "carchive", "cbot.tar.gz", c_archive())
+    single = await api.upload(alice, "csingle", "rps_bot.c", C_BOT)
+    broken = await api.upload(alice, "cbroken", "broken.c", "int main( { syntax error")
+    for up, binary in [(archive, "rps_bot"), (single, "rps_bot")]:
+        version = await api.checked(up["bot"]["id"], 1, alice)
+        assert version["state"] == "ready", version
+        box = api.service.config.version_dir(up["bot"]["id"], 1) / "box"
+        assert (box / binary).read_bytes()[:4] == b"\x7fELF"
+        assert version["built"] is True
+    failed = await api.checked(broken["bot"]["id"], 1, alice)
+    assert failed["state"] == "failed"
+    assert "build failed" in failed["message"] and "error" in failed["message"]
+
+
 async def test_failed_check_shows_stderr_to_its_owner_only(api: Api) -> None:
     alice = await api.user("alice")
     bob = await api.user("bob")
@@ -166,7 +183,7 @@ async def test_failed_check_shows_stderr_to_its_owner_only(api: Api) -> None:
     version = await api.checked(up["bot"]["id"], 1, alice)
     assert version["state"] == "failed"
     assert "secret-traceback-of-the-owner" in version["message"]
-    assert "crash" in version["message"]
+    assert version["message"].startswith("failed its check: ")
     for viewer in (bob, None):
         seen = (await api.http.get(f"/api/bots/{up['bot']['id']}/versions/1",
                                    headers=api.auth(viewer))).json()

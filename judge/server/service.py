@@ -525,25 +525,45 @@ class Service:
         return None
 
     async def build(self, box: Path, command: str) -> tuple[bool, str]:
-        """Run a build command in the sandbox, in the box, under its own time limit."""
-        try:
-            argv = _resolve_program(shlex.split(command))
-        except ValueError as exc:
-            return False, f"cannot parse the build command {command!r}: {exc}"
-        spec = BotSpec(name="build", argv=tuple(argv), cwd=box, box=box)
+        """Run a build command in the sandbox under its own time limit; keep what it made.
+
+        The sandbox shows the box read-only, so the build works on a copy in the bot's
+        private /tmp and hands the result back as a .tar.gz on stdout; that archive is
+        unpacked with the same checks as an upload and replaces the box.
+        """
+        script = (
+            'work=$(mktemp -d) && cp -R . "$work" && cd "$work" && '
+            f"{{ {command}\n}} >&2 && tar -czf - . ; status=$?; rm -rf \"$work\"; exit $status"
+        )
+        shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
+        spec = BotSpec(name="build", argv=(shell, "-c", script), cwd=box, box=box)
         try:
             proc = await self.sandbox.start(spec, seed=0)
         except SandboxError as exc:
             return False, f"the build command could not start: {exc}"
-        output = bytearray()
+        log_bytes = bytearray()
+        archive = bytearray()
+        too_big = False
 
-        async def collect(stream: trio.abc.ReceiveStream | None) -> None:
+        async def collect_log(stream: trio.abc.ReceiveStream | None) -> None:
             if stream is None:
                 return
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
                 while data := await stream.receive_some(65536):
-                    if len(output) < BUILD_OUTPUT:
-                        output.extend(data[: BUILD_OUTPUT - len(output)])
+                    if len(log_bytes) < BUILD_OUTPUT:
+                        log_bytes.extend(data[: BUILD_OUTPUT - len(log_bytes)])
+
+        async def collect_archive(stream: trio.abc.ReceiveStream | None) -> None:
+            nonlocal too_big
+            if stream is None:
+                return
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+                while data := await stream.receive_some(65536):
+                    archive.extend(data)
+                    if len(archive) > self.config.limits.unpacked_bytes:
+                        too_big = True
+                        await proc.kill()
+                        return
 
         timed_out = False
         try:
@@ -551,19 +571,40 @@ class Service:
                 await proc.process.stdin.aclose()
             with trio.move_on_after(self.config.build_timeout) as scope:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(collect, proc.process.stdout)
-                    nursery.start_soon(collect, proc.process.stderr)
+                    nursery.start_soon(collect_archive, proc.process.stdout)
+                    nursery.start_soon(collect_log, proc.process.stderr)
                     await proc.process.wait()
             timed_out = scope.cancelled_caught
         finally:
             await proc.kill()
-        text = output.decode(errors="replace").strip()
+        text = log_bytes.decode(errors="replace").strip()
         if timed_out:
             return False, f"the build took longer than {self.config.build_timeout:g} s\n{text}"
+        if too_big:
+            return False, f"the build made more than {self.config.limits.unpacked_bytes} bytes"
         status = proc.process.returncode
         if status != 0:
             return False, f"the build exited with status {status}\n{text}"
+        try:
+            await trio.to_thread.run_sync(self._replace_box, box, bytes(archive))
+        except UploadRefused as exc:
+            return False, f"the build's result was refused: {exc}\n{text}"
         return True, text
+
+    def _replace_box(self, box: Path, archive: bytes) -> None:
+        staging = box.parent / "built"
+        shutil.rmtree(staging, ignore_errors=True)
+        packed = box.parent / "built.tar.gz"
+        packed.write_bytes(archive)
+        try:
+            unpack(packed, "built.tar.gz", staging, self.config.limits)
+        finally:
+            packed.unlink()
+        old = box.parent / "box.before-build"
+        shutil.rmtree(old, ignore_errors=True)
+        box.rename(old)
+        staging.rename(box)
+        shutil.rmtree(old, ignore_errors=True)
 
     async def _seat_spec(self, game: str, seat: Seat, workdir: Path) -> BotSpec:
         if seat.builtin is not None:
@@ -582,6 +623,9 @@ class Service:
             argv = _resolve_program(shlex.split(launch.run))
         except ValueError as exc:
             raise BotError(f"cannot parse the run command {launch.run!r}: {exc}") from None
+        if argv and "/" in argv[0] and not argv[0].startswith("/"):
+            # The sandbox finds the program on the host, where the box has this absolute path.
+            argv[0] = str(workdir / argv[0])
         return BotSpec(name=seat.name, argv=tuple(argv), cwd=workdir, box=workdir)
 
     async def _record_smoke(

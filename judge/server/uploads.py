@@ -56,7 +56,7 @@ def is_archive(filename: str) -> bool:
     return filename.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def _member_path(name: str) -> PurePosixPath:
+def _member_path(name: str, *, root_ok: bool = False) -> PurePosixPath | None:
     path = PurePosixPath(name)
     if path.is_absolute() or name.startswith("/"):
         raise UploadRefused(f"archive member {name!r} has an absolute path")
@@ -64,6 +64,8 @@ def _member_path(name: str) -> PurePosixPath:
         raise UploadRefused(f"archive member {name!r} climbs out with '..'")
     parts = [p for p in path.parts if p not in ("", ".")]
     if not parts:
+        if root_ok:
+            return None  # the archive's own top directory, "./"
         raise UploadRefused(f"archive member {name!r} has an empty path")
     return PurePosixPath(*parts)
 
@@ -87,6 +89,7 @@ class _Extractor:
 
     def claim(self, name: str) -> Path:
         rel = _member_path(name)
+        assert rel is not None
         if rel in self.seen:
             raise UploadRefused(f"archive member {name!r} appears twice")
         self.seen.add(rel)
@@ -100,6 +103,8 @@ class _Extractor:
             raise UploadRefused(f"{target.relative_to(self.box)} would be written outside the box")
 
     def directory(self, name: str) -> None:
+        if _member_path(name, root_ok=True) is None:
+            return
         target = self.claim(name)
         self.parents(target)
         target.mkdir(exist_ok=True)
