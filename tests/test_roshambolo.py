@@ -17,9 +17,10 @@ from pydantic import ValidationError
 
 from judge.games import IllegalOrder, ReplayMismatch, get_game
 from judge.games.roshambolo import PAPER, ROCK, SCISSORS, Roshambolo, decide, shape_of
-from judge.models import MatchSpec
+from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
-from tests.conftest import ROOT, builtin
+from replays.verify import verify_file
+from tests.conftest import ROOT, builtin, misbehaving
 
 GAME = get_game("roshambolo")
 WINS_OVER = {ROCK: SCISSORS, PAPER: ROCK, SCISSORS: PAPER}  # key beats value, from the README
@@ -341,3 +342,40 @@ async def test_tourney_of_rock_random_counter_ends_like_the_original() -> None:
     assert [p.rank for p in result.players] == [2, 3, 1]
     assert result.winner == 2 and all(p.outcome == "ok" for p in result.players)
     assert result.summary.startswith("games 10-0-20, rounds ")
+
+
+@pytest.mark.parametrize("mode", ["two_orders", "crash", "none"])
+async def test_replays_re_simulate_including_forfeits(tmp_path: Path, mode: str) -> None:
+    first = misbehaving(mode, 3) if mode != "none" else builtin("roshambolo", "random")
+    replay = tmp_path / f"{mode}.replay"
+    spec = MatchSpec(game="roshambolo", seed=6, options={"race_to": 5, "rounds": 2},
+                     bots=[first, builtin("roshambolo", "counter"), builtin("roshambolo", "rock")])
+    result = await run_match(spec, replay_path=replay)
+    report = verify_file(replay)
+    assert report.ok, report.describe()
+    body = [x for x in replay.read_text().splitlines() if not x.startswith("#")]
+    assert report.turns == len(body) == result.turns
+    if mode == "none":
+        assert all(p.outcome == "ok" for p in result.players)
+        assert sum(p.score for p in result.players) == 6
+        return
+    dq = result.players[0]
+    assert dq.outcome == ("multiple_orders" if mode == "two_orders" else "crash")
+    assert dq.rank == 3 and dq.score == 0
+    # Every scheduled game is decided: the disqualified seat forfeits the rest of its games.
+    assert sum(p.score for p in result.players) == 6
+    assert sum(line.endswith(" forfeit") for line in body) == 1
+    after = body[next(i for i, x in enumerate(body) if x.endswith(" forfeit")) + 1 :]
+    assert all("1" not in line.split(" ")[1:3] for line in after)
+
+
+async def test_a_seat_that_cannot_start_forfeits_and_the_replay_verifies(tmp_path: Path) -> None:
+    ghost = BotSpec(name="ghost", argv=("/nonexistent/bot",))
+    replay = tmp_path / "ghost.replay"
+    spec = MatchSpec(game="roshambolo", seed=2, options={"race_to": 3, "rounds": 2},
+                     bots=[builtin("roshambolo", "rock"), ghost, builtin("roshambolo", "counter")])
+    result = await run_match(spec, replay_path=replay)
+    assert result.players[1].outcome == "start_failed"
+    assert [p.rank for p in result.players] == [2, 3, 1]
+    assert result.players[0].score + result.players[2].score == 6
+    assert verify_file(replay).ok
