@@ -176,6 +176,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.commands.server",
     "judge.commands.timing",
     "judge.commands.tourney",
+    "judge.commands.play",
 )
 
 

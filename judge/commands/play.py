@@ -1,0 +1,125 @@
+"""``judge play GAME [BOTS...]``: a person plays against bots in the terminal.
+
+The person is a real seat: ``bots/human.py`` is started like any bot and speaks
+the protocol, while it talks to the person on this terminal (its path is passed
+in ``JUDGE_TTY``). The match runner is the same one as everywhere else; only the
+turn deadline is long, because people think slowly.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from judge.bots import BOTS_DIR
+from judge.models import BotSpec, MatchSpec
+from judge.sandbox import BotProcess, PlainSandbox, Sandbox
+
+HUMAN_SCRIPT = BOTS_DIR / "human.py"
+DEFAULT_OPPONENT = {"rps": "random", "roshambolo": "random", "liarsdice": "computer",
+                    "counting": "naive"}
+
+
+def human_spec(game: str, tty: str, name: str) -> BotSpec:
+    return BotSpec(
+        name=name,
+        argv=(sys.executable, "-S", "-s", str(HUMAN_SCRIPT), game),
+        env={"JUDGE_TTY": tty},
+        readonly_paths=(BOTS_DIR,),
+    )
+
+
+class HumanSeatSandbox(Sandbox):
+    """Starts the human seat outside any isolation (it must reach the terminal), bots inside."""
+
+    def __init__(self, bots: Sandbox, human: BotSpec) -> None:
+        self.bots = bots
+        self.human = human
+        self.layer = bots.layer
+
+    async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
+        if bot == self.human:
+            return await PlainSandbox().start(bot, seed=seed)
+        return await self.bots.start(bot, seed=seed)
+
+
+@click.command("play")
+@click.argument("game")
+@click.argument("bots", nargs=-1)
+@click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True,
+              help="your seat (1 = first)")
+@click.option("--name", default="human", show_default=True, help="your name in the results")
+@click.option("--seed", type=int, default=None, help="random seed (default: random)")
+@click.option("--turns", type=click.IntRange(min=1), default=None, help="rps: turns [default: 10]")
+@click.option("--race-to", type=click.IntRange(min=1), default=None,
+              help="roshambolo: round wins that end a game [default: 3]")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="counting: rounds [default: 10]")
+@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
+@click.option("--replay", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="write the replay here")
+@click.option("--think", type=float, default=3600.0, show_default=True,
+              help="seconds a turn may take (yours and the bots')")
+@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
+def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | None,
+         turns: int | None, race_to: int | None, rounds: int | None, extra: tuple[str, ...],
+         replay: Path | None, think: float, adapter: str | None) -> None:
+    """Play GAME yourself against BOTS (default: one built-in opponent).
+
+    \b
+    judge play rps                 # against the random built-in, 10 turns
+    judge play liarsdice computer computer --seat 2
+    judge play counting crab --rounds 5
+    """
+    from judge import cli
+    from judge.games import get_game
+    from judge.sandbox.select import default_sandbox
+
+    game = cli._game(game)
+    if game not in DEFAULT_OPPONENT:
+        playable = ", ".join(DEFAULT_OPPONENT)
+        raise click.UsageError(f"no human seat for {game} (playable: {playable})")
+    if not sys.stdin.isatty():
+        raise click.UsageError("judge play needs a terminal: run it in an interactive shell")
+    if think <= 0:
+        raise click.UsageError("--think must be > 0")
+    opponents = bots or (DEFAULT_OPPONENT[game],)
+    cls = get_game(game)
+    seats = len(opponents) + 1
+    if not cls.min_seats <= seats <= cls.max_seats:
+        raise click.UsageError(f"{game} takes {cls.min_seats}..{cls.max_seats} seats with you "
+                               f"included, got {seats}")
+    if seat > seats:
+        raise click.UsageError(f"--seat {seat} is past the last seat ({seats})")
+    defaults: dict[str, Any] = {"rps": {"turns": 10}, "roshambolo": {"race_to": 3},
+                                "counting": {"rounds": 10}}.get(game, {})
+    pairs = {**defaults, **{k: v for k, v in
+                            {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
+                            if v is not None}, **cli.parse_option_pairs(extra)}
+    options = cli._options(game, pairs)
+    if replay is not None and not replay.parent.exists():
+        raise click.UsageError(f"directory {replay.parent} does not exist")
+    specs = cli.resolve_bots(game, opponents, adapter)
+    human = human_spec(game, os.ttyname(sys.stdin.fileno()), name)
+    specs.insert(seat - 1, human)
+    seed = seed if seed is not None else random.randrange(2**31)
+    spec = MatchSpec(game=game, bots=specs, seed=seed, options=options, turn_deadline=think,
+                     startup_allowance=5.0)
+    sandbox = HumanSeatSandbox(default_sandbox(), human)
+    from judge.runner import run_match
+
+    try:
+        result = trio.run(lambda: run_match(spec, sandbox=sandbox, replay_path=replay))
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted: the match is abandoned", err=True)
+        raise SystemExit(130) from None
+    cli.print_result(result)
+
+
+COMMANDS = [play]
