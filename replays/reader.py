@@ -122,6 +122,10 @@ class ReplayParser:
         self.turns = 0
         self.result: Result | None = None
         self.partial_bytes = 0  # an unfinished last line, ignored
+        # A compressed stream that stops inside a frame: cut off (or damaged) after its
+        # last whole line. Not an error: the lines read stand on their own (and the
+        # result's checksum covers them).
+        self.unterminated = False
         self.closed = False
 
     @property
@@ -170,6 +174,7 @@ class ReplayParser:
                 raise ReplayFormatError(f"not a judge replay (no {MAGIC!r} line)", line=1)
             self._buffer += self._probe
         self.partial_bytes = len(self._buffer)
+        self.unterminated = not self._codec.at_boundary()
 
     # -- lines -------------------------------------------------------------
     def _split(self, piece: bytes) -> Iterator[Record]:

@@ -136,7 +136,10 @@ def test_a_killed_writer_leaves_a_readable_prefix(tmp_path: Path, suffix: str) -
     # Abandon it without close(): no gzip trailer, no end of the zstd frame.
     reader, _records = read(path)
     assert not reader.complete and reader.turns == 39
+    assert reader.parser.unterminated == (suffix != "")
     writer.close()
+    reader, _records = read(path)
+    assert not reader.parser.unterminated
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])

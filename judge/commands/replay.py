@@ -226,6 +226,7 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
             "complete": reader.complete,
             "incomplete_reason": reader.incomplete_reason(),
             "compression": reader.compression,
+            "unterminated_stream": reader.parser.unterminated,
             "turns": reader.turns,
             "header": header.model_dump(mode="json") if header else None,
             "disqualifications": [
@@ -288,7 +289,10 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
             facts.append((key.replace("_", " "), str(extra[key])))
     if "limits" in extra and isinstance(extra["limits"], dict):
         facts.append(("answer limits", ", ".join(f"{k}={v}" for k, v in extra["limits"].items())))
-    facts.append(("compression", reader.compression))
+    compression = reader.compression
+    if reader.parser.unterminated:
+        compression += " (the stream stops inside a frame: cut off or damaged after its last line)"
+    facts.append(("compression", compression))
     if result is not None:
         checksum = {None: "none", True: "ok", False: "MISMATCH: the file was altered"}
         facts.append(("checksum", checksum[result.checksum_ok]))
