@@ -44,11 +44,14 @@ from judge.server.service import (
     result_for,
 )
 from judge.server.uploads import UploadRefused, read_limited
+from replays.export import STATIC as REPLAY_STATIC
+from replays.export import asset_names
 
 log = structlog.get_logger("judge.server.http")
 
 STATIC = Path(__file__).resolve().parent / "static"
-REPLAY_STATIC = Path(__file__).resolve().parent.parent.parent / "replays" / "static"
+# replays.export.STATIC is the same directory; imported lazily so a missing viewer shows up
+# as a clear error on the match page's route rather than at import.
 PAGES = {
     "/": "index.html",
     "/bots": "bots.html",
@@ -61,6 +64,13 @@ PAGES = {
     "/account": "account.html",
 }
 MULTIPART_SLACK = 64 << 10
+
+
+def replay_assets() -> str:
+    """Tags loading the replay package's viewer (the one `judge replay --export html` inlines)."""
+    tags = ['<link rel="stylesheet" href="/replay-static/viewer.css">']
+    tags += [f'<script src="/replay-static/{name}"></script>' for name in asset_names()]
+    return "\n".join(tags)
 
 
 # -- request bodies -----------------------------------------------------------

@@ -66,10 +66,14 @@ class LiveMatch:
             self.watchers.append(send)
         return receive
 
-    def close(self) -> None:
-        """After the commit: release the result line and end every watcher's stream."""
+    def close(self, final_line: str | None = None) -> None:
+        """After the commit: release the result line and end every watcher's stream.
+
+        ``final_line`` is the result line as the replay file has it (the writer seals it
+        with a checksum), so that the stream and the file agree byte for byte.
+        """
         if self.held is not None:
-            self._broadcast(self.held)
+            self._broadcast(final_line if final_line is not None else self.held)
             self.held = None
         self.closed = True
         for send in self.watchers:
@@ -90,10 +94,10 @@ class Hub:
     def get(self, match_id: str) -> LiveMatch | None:
         return self.matches.get(match_id)
 
-    def finish(self, match_id: str) -> None:
+    def finish(self, match_id: str, final_line: str | None = None) -> None:
         live = self.matches.pop(match_id, None)
         if live is not None:
-            live.close()
+            live.close(final_line)
 
 
 def _complete_lines(path: Path) -> list[str]:
@@ -110,6 +114,29 @@ def _complete_lines(path: Path) -> list[str]:
     except (OSError, EOFError):
         pass  # a truncated compressed file: what was read stands
     return lines
+
+
+def last_line(path: Path, limit: int = 1 << 20) -> str | None:
+    """The last complete line of a plain replay file (read from its end)."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            chunk = 4096
+            while True:
+                start = max(0, size - chunk)
+                handle.seek(start)
+                data = handle.read(size - start)
+                body = data[:-1] if data.endswith(b"\n") else None
+                if body is None:
+                    return None
+                newline = body.rfind(b"\n")
+                if newline >= 0 or start == 0:
+                    return body[newline + 1 :].decode("utf-8", errors="replace")
+                if chunk >= limit:
+                    return None
+                chunk *= 4
+    except OSError:
+        return None
 
 
 async def lines_of(hub: Hub, match_id: str, replay: Path, after: int = -1) -> AsyncIterator[Line]:

@@ -31,7 +31,7 @@ from judge.runner import run_match
 from judge.sandbox import Sandbox, SandboxError
 from judge.server import ladder
 from judge.server.config import ServerConfig
-from judge.server.live import Hub, Line, lines_of
+from judge.server.live import Hub, Line, last_line, lines_of
 from judge.server.records import Bot, Match, MatchKind, MatchStatus, Seat, Tournament, User, Version
 from judge.server.storage import Conflict, Storage
 from judge.server.uploads import UploadRefused, check_filename, launch_for, unpack
@@ -494,7 +494,9 @@ class Service:
                 rating_update=rating_update,
             )
             self.running.discard(match.id)
-            self.hub.finish(match.id)
+            final_line = await trio.to_thread.run_sync(last_line, replay)
+            sealed = final_line if final_line and final_line.startswith("#result ") else None
+            self.hub.finish(match.id, sealed)
             if match.kind == "smoke":
                 await self._record_smoke(match, status, result, error)
         event = self._tournament_events.get(match.tournament_id or "")
@@ -533,7 +535,7 @@ class Service:
         """
         script = (
             'work=$(mktemp -d) && cp -R . "$work" && cd "$work" && '
-            f"{{ {command}\n}} >&2 && tar -czf - . ; status=$?; rm -rf \"$work\"; exit $status"
+            f'{{ {command}\n}} >&2 && tar -czf - . ; status=$?; rm -rf "$work"; exit $status'
         )
         shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
         spec = BotSpec(name="build", argv=(shell, "-c", script), cwd=box, box=box)

@@ -193,32 +193,31 @@ pages.match = async (main) => {
     h("p", {}, match.seats.map((s, i) => [i ? " vs " : "", botLink(s)]), " · ", state, " · ",
       h("a", { href: `/api/matches/${match.id}/replay`, id: "download" }, "download replay")),
     summary);
-  const viewer = ReplayView.create(main);
+  // The replay package's viewer: the same page as `judge replay --export html`.
+  const holder = h("div", { id: "replay", class: "card" });
+  main.append(holder);
+  const viewer = JudgeReplay.createViewer(holder, { follow: true });
+  window.replayViewer = viewer;
   function showResult(status, result, error) {
     state.replaceChildren(statusSpan(status));
     summary.replaceChildren();
     if (error) summary.append(h("div", { class: "error-box" }, error));
     if (!result) return;
-    summary.append(h("table", { id: "result" },
-      h("thead", {}, h("tr", {}, ["seat", "bot", "score", "rank", "outcome", "median ms"].map((t) => h("th", {}, t)))),
-      h("tbody", {}, result.players.map((p) => h("tr", {},
-        h("td", {}, p.label), h("td", {}, p.name), h("td", { class: "num" }, p.score),
-        h("td", { class: "num" }, p.rank),
-        h("td", { class: p.outcome === "ok" ? "ok" : "bad" }, p.outcome === "ok" ? "ok" : `${p.outcome}: ${p.reason}`),
-        h("td", { class: "num" }, p.response.median_ms.toFixed(2)))))),
-    h("p", {}, result.draw ? `Draw (${result.summary})` : `${result.players[result.winner].name} wins (${result.summary})`),
-    result.players.filter((p) => p.stderr).map((p) => [h("h2", {}, `stderr of ${p.name}`), h("pre", {}, p.stderr)]));
+    // Only the bots' owners get their stderr from the server; show it where present.
+    for (const p of result.players.filter((x) => x.stderr)) {
+      summary.append(h("h2", {}, `stderr of ${p.name}`), h("pre", { class: "stderr" }, p.stderr));
+    }
   }
-  if (match.status === "cancelled") { showResult(match.status, null, match.error); return; }
+  if (match.status === "cancelled") { showResult(match.status, null, match.error); viewer.end(); return; }
   const source = new EventSource(`/api/matches/${encodeURIComponent(id)}/live`);
   source.addEventListener("line", (event) => {
-    viewer.add(event.data);
+    viewer.feedLine(event.data);
     if (state.textContent === "queued") state.replaceChildren(statusSpan("running"));
   });
   source.addEventListener("end", (event) => {
     source.close();
+    viewer.end();
     const end = JSON.parse(event.data);
-    viewer.finish();
     showResult(end.status, end.result, end.error);
   });
 };
