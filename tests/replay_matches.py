@@ -37,9 +37,18 @@ def bots_for(game: str) -> list[BotSpec]:
     return [builtin(game, names[i % len(names)]) for i in range(seats)]
 
 
-def match_spec(game: str, *, seed: int = 11, bots: list[BotSpec] | None = None) -> MatchSpec:
+def match_spec(
+    game: str,
+    *,
+    seed: int = 11,
+    bots: list[BotSpec] | None = None,
+    options: dict[str, Any] | None = None,
+) -> MatchSpec:
     return MatchSpec(
-        game=game, bots=bots or bots_for(game), seed=seed, options=OPTIONS.get(game, {})
+        game=game,
+        bots=bots or bots_for(game),
+        seed=seed,
+        options=OPTIONS.get(game, {}) if options is None else options,
     )
 
 
