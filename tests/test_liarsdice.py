@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from hypothesis import strategies as st
 from judge.bots import resolve
 from judge.games import GameOptions, IllegalOrder
 from judge.games.liarsdice import LiarsDice
-from judge.models import MatchSpec
+from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
 from tests.conftest import TEST_BOTS, misbehaving
 
@@ -280,3 +282,30 @@ async def test_adapter_exceptions_count_as_liar_and_int_conversion(tmp_path: Pat
     assert [p.outcome for p in result.players] == ["ok", "ok"]
     assert result.winner == 1
     assert "this bot is broken" in result.players[0].stderr
+
+
+async def test_a_mid_hand_disqualification_replays_and_verifies(tmp_path: Path) -> None:
+    from replays.verify import verify_file
+
+    quitter = BotSpec(name="quitter", argv=(sys.executable, str(TEST_BOTS / "ld_quits.py"), "3"))
+    computer = resolve("computer", "liarsdice")
+    for seed in range(4):
+        replay = tmp_path / f"{seed}.replay"
+        result = await run_match(
+            MatchSpec(game="liarsdice", bots=[computer, quitter, computer], seed=seed),
+            replay_path=replay,
+        )
+        assert result.players[1].outcome in ("exit", "crash", "closed_stdout")
+        assert result.players[1].rank == 3 and result.winner in (0, 2)
+        report = verify_file(replay)
+        assert report.ok, report.describe()
+        lines = [ln for ln in replay.read_text().splitlines() if not ln.startswith("#j")]
+        at = next(i for i, ln in enumerate(lines) if ln.startswith("#dq "))
+        assert json.loads(lines[at][4:])["seat"] == 1
+        before, after = lines[at - 1], lines[at + 1]
+        # B left in the middle of a hand: no showdown, the next hand has a new number and is
+        # opened by the first seat after B in seat order.
+        assert " | " not in before
+        assert int(after.split()[0][1:]) == int(before.split()[0][1:]) + 1
+        order = result.summary.split("seat order ")[1].rstrip(")").split(",")
+        assert after.split()[1] == order[(order.index("B") + 1) % 3]
