@@ -215,6 +215,7 @@ async def run_tourney(
                 winner = "draw" if result.winner is None else names[result.winner]
                 report(1, f"match {match.number}: {' v '.join(names)}: {winner} ({result.summary})")
 
+    report(0, f"{len(planned)} matches to play")
     async with trio.open_nursery() as nursery:
         for match in planned:
             nursery.start_soon(play, match)
