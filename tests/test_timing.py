@@ -40,6 +40,18 @@ def test_time_an_rpscontest_program_as_json() -> None:
     assert figures["ratio_median"] == round(bot_median / reference_median, 3)
 
 
+def test_short_games_are_timed_over_several_matches() -> None:
+    proc = judge("time", "robot", "--game", "liarsdice", "--seed", "4", "--matches", "2",
+                 "--json")
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)
+    assert figures["matches"] == 2 and figures["seed"] == 4
+    assert figures["reference"]["name"] == "computer" and figures["bot"]["name"] == "robot"
+    assert figures["bot"]["response"]["count"] >= 2  # at least one liar call per match
+    text = judge("time", "robot", "--game", "liarsdice", "--seed", "4", "--matches", "2")
+    assert "2 matches per side, seeds 4..5, seats: BOT, computer, computer" in text.stdout
+
+
 def test_a_disqualified_bot_fails_the_command() -> None:
     program = TEST_BOTS / "original" / "rpscontest" / "bad_output.py"
     proc = judge("time", str(program), "--game", "rps", "-o", "turns=50")

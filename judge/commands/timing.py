@@ -17,7 +17,7 @@ from typing import Any
 import click
 import trio
 
-from judge.models import MatchResult, MatchSpec, ResponseStats
+from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class Lineup:
     others: tuple[str, ...]  # built-ins in the other seats, in seat order around the timed one
     timed_seat: int
     options: dict[str, Any] = field(default_factory=dict)
+    matches: int = 1  # games whose matches are short are timed over several (seeds seed, seed+1...)
 
     def seats(self, timed: str) -> list[str]:
         names = list(self.others)
@@ -40,6 +41,8 @@ class Lineup:
 LINEUPS: dict[str, Lineup] = {
     "roshambolo": Lineup("random", ("random", "rock"), 2, {"race_to": 100, "rounds": 10}),
     "rps": Lineup("random", ("rock",), 0, {"turns": 2000}),
+    # One liar's dice match is one game of a few dozen bids: time over many full tables.
+    "liarsdice": Lineup("computer", ("computer",) * 5, 0, {}, matches=10),
 }
 
 
@@ -56,6 +59,33 @@ def lineup_for(game: str) -> Lineup | None:
     reference = "random" if "random" in builtins else builtins[0]
     others = (reference,) * (get_game(game).min_seats - 1)
     return Lineup(reference, others, 0)
+
+
+def weighted_median(values: list[tuple[float, int]]) -> float:
+    ordered = sorted(values)
+    half = sum(weight for _, weight in ordered) / 2
+    seen = 0
+    for value, weight in ordered:
+        seen += weight
+        if seen >= half:
+            return value
+    return ordered[-1][0]
+
+
+def pool(stats: list[ResponseStats]) -> ResponseStats:
+    """Figures over several matches: exact count, mean and max; the median and p95 are the
+    answer-weighted medians of each match's figures (the runner keeps no raw times)."""
+    stats = [s for s in stats if s.count]
+    if len(stats) <= 1:
+        return stats[0] if stats else ResponseStats()
+    count = sum(s.count for s in stats)
+    return ResponseStats(
+        count=count,
+        mean_ms=round(sum(s.mean_ms * s.count for s in stats) / count, 3),
+        median_ms=weighted_median([(s.median_ms, s.count) for s in stats]),
+        p95_ms=weighted_median([(s.p95_ms, s.count) for s in stats]),
+        max_ms=max(s.max_ms for s in stats),
+    )
 
 
 def ratio(bot: float, reference: float) -> float | None:
@@ -75,11 +105,13 @@ def describe(name: str, stats: ResponseStats) -> str:
 @click.option("--seed", type=int, default=None, help="random seed (default: random)")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
               help="game option for the timing matches (e.g. -o rounds=5)")
+@click.option("--matches", type=click.IntRange(1, 1000), default=None,
+              help="matches per side, seeds SEED, SEED+1, ... (default: per game)")
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
-def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], adapter: str | None,
-             deadline: float, as_json: bool) -> None:
+def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matches: int | None,
+             adapter: str | None, deadline: float, as_json: bool) -> None:
     """Compare BOT's response time with the game's reference built-in bot over many turns."""
     from judge import cli
     from judge.sandbox.select import default_sandbox
@@ -97,26 +129,38 @@ def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], adap
     bot_specs[lineup.timed_seat] = bot_spec
     seed = seed if seed is not None else random.randrange(2**31)
 
-    results: list[MatchResult] = []
+    runs = matches or lineup.matches
+    sides: list[list[PlayerResult]] = []
     for specs in (reference_specs, bot_specs):
-        spec = MatchSpec(game=game, bots=specs, seed=seed, options=options, turn_deadline=deadline)
-        sandbox = default_sandbox()
-        results.append(trio.run(_run, spec, sandbox))
-    reference, timed = (r.players[lineup.timed_seat] for r in results)
+        side: list[PlayerResult] = []
+        for offset in range(runs):
+            spec = MatchSpec(game=game, bots=specs, seed=seed + offset, options=options,
+                             turn_deadline=deadline)
+            result: MatchResult = trio.run(_run, spec, default_sandbox())
+            side.append(result.players[lineup.timed_seat])
+            if side[-1].outcome != "ok":
+                break
+        sides.append(side)
+    reference, timed = (
+        side[-1].model_copy(update={"response": pool([p.response for p in side])})
+        for side in sides
+    )
     median = ratio(timed.response.median_ms, reference.response.median_ms)
     mean = ratio(timed.response.mean_ms, reference.response.mean_ms)
 
     if as_json:
         click.echo(json.dumps({
-            "game": game, "seed": seed, "options": options,
+            "game": game, "seed": seed, "matches": runs, "options": options,
             "reference": reference.model_dump(mode="json", include={"name", "outcome", "response"}),
             "bot": timed.model_dump(mode="json", include={"name", "outcome", "reason", "response"}),
             "ratio_median": median, "ratio_mean": mean,
         }))
     else:
-        settings = ", ".join(f"{k}={v}" for k, v in options.items())
+        settings = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
         seats = ", ".join(lineup.seats("BOT"))
-        click.echo(f"{game} ({settings}), seed {seed}, seats: {seats}")
+        over = f"{runs} matches per side, seeds {seed}..{seed + runs - 1}" if runs > 1 else (
+            f"seed {seed}")
+        click.echo(f"{game} ({settings}), {over}, seats: {seats}")
         click.echo(describe(f"{reference.name} (reference)", reference.response))
         click.echo(describe(timed.name, timed.response))
         if median is not None:
