@@ -8,6 +8,7 @@ the turn's replay line to every sink.
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import time
@@ -15,6 +16,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from time import perf_counter
 
 import structlog
 import trio
@@ -33,6 +35,9 @@ STDERR_HEAD = 4096
 STDERR_TAIL = 4096
 READ_SIZE = 65536
 FINAL_SEND_TIMEOUT = 0.2
+# A bot that is exiting closes its pipes a moment before it can be seen to have exited.
+EXIT_GRACE = 0.1
+GONE_CODES = frozenset({"closed_stdout", "closed_stdin"})
 STDERR_DRAIN = 0.25
 
 
@@ -135,6 +140,26 @@ class Seat:
             pass
         return self.ready.popleft() if self.ready else None
 
+    def poll(self) -> list[str] | None:
+        """The hot path: an answer already queued or in the pipe (one read), else None."""
+        if self.ready:
+            return self.ready.popleft()
+        try:
+            data = os.read(self.stdout_fd, READ_SIZE)
+        except BlockingIOError:
+            return None
+        if not data:
+            raise self.gone("closed_stdout", "closed its stdout")
+        try:
+            messages = self.decoder.feed(data)
+        except ProtocolError as exc:
+            raise BotFailed("protocol_error", str(exc)) from None
+        if not messages:
+            return None
+        if len(messages) > 1:
+            self.ready.extend(messages[1:])
+        return messages[0]
+
     def gone(self, code: str, what: str) -> BotFailed:
         """Why the pipe broke: a dead bot is a crash or an early exit, not a closed pipe."""
         status = self.proc.exit_status()
@@ -149,6 +174,17 @@ def _exited(status: int) -> BotFailed:
     if status < 0:
         return BotFailed("crash", f"killed by signal {-status}")
     return BotFailed("crash", f"exited with status {status}")
+
+
+async def _confirm_gone(seat: Seat, failure: BotFailed) -> BotFailed:
+    """A closed pipe of a bot that is exiting is its exit (or crash), not a closed pipe."""
+    if failure.code not in GONE_CODES:
+        return failure
+    with trio.CancelScope(shield=True), trio.move_on_after(EXIT_GRACE):
+        while (status := seat.proc.exit_status()) is None:  # noqa: ASYNC110 (no event to await)
+            await trio.sleep(0.002)
+        return _exited(status)
+    return failure
 
 
 async def _pump_stderr(seat: Seat) -> None:
@@ -200,6 +236,13 @@ class Match:
         self.turn = 0
         self.failures: dict[int, BotFailed] = {}
         self.paused: set[int] = set()
+        # Seats that have not answered yet: their first turn carries the start-up allowance.
+        self.unanswered: set[int] = set(range(len(spec.bots)))
+        # One long-lived scope per run of turns; its deadline is moved to each turn's deadline
+        # just before the judge waits (a fresh CancelScope per turn costs several µs).
+        self.turn_scope = trio.CancelScope()
+        # The exchange in progress, so a deadline that fires mid-wait loses nothing.
+        self.pending: tuple[list[int], list[Seat], dict[int, list[str]], float, float] | None = None
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -261,36 +304,65 @@ class Match:
         )
 
     async def play(self) -> None:
+        while not self.state.is_over():
+            with trio.CancelScope() as scope:
+                self.turn_scope = scope
+                await self.play_turns()
+            if not scope.cancelled_caught:
+                return
+            # A deadline fired while waiting: settle that turn, then go on with a fresh scope.
+            movers, answers = self.settle_overdue()
+            if not await self.conclude_turn(movers, answers):
+                return
+
+    async def play_turns(self) -> None:
         state = self.state
+        failures = self.failures
         while not state.is_over():
-            movers = [s for s in state.to_move() if s not in self.failures]
+            to_move = state.to_move()
+            movers = [s for s in to_move if s not in failures] if failures else list(to_move)
             if not movers:
                 break
+            pausing = self.paused or len(movers) < len(self.seats)
+            if self.turn and self.spec.pause_idle and pausing:
+                self.pause_idle(set(movers))
             messages = state.begin_turn()
-            # The start-up allowance goes with each seat's first turn (one-mover games too).
-            first = any(not seat.times for i in movers if (seat := self.seats[i]) is not None)
+            unanswered = self.unanswered
+            first = bool(unanswered) and not unanswered.isdisjoint(movers)
             answers = await self.exchange(movers, messages, first)
-            orders: dict[int, str] = {}
+            if not await self.conclude_turn(movers, answers):
+                return
+
+    async def conclude_turn(self, movers: list[int], answers: dict[int, list[str]]) -> bool:
+        """Judge the answers of one turn and play it; False once the match is over."""
+        state = self.state
+        failures = self.failures
+        orders: dict[int, str] = {}
+        for index in movers:
+            if index in failures:
+                continue
+            try:
+                orders[index] = state.parse_order(index, answers[index])
+            except IllegalOrder as exc:
+                self.disqualify(index, BotFailed(exc.code, exc.reason))
+        if failures:
+            self.turn_scope.deadline = math.inf  # the kills below must not be cancelled
             for index in movers:
-                if index in self.failures:
-                    continue
-                try:
-                    orders[index] = state.parse_order(index, answers[index])
-                except IllegalOrder as exc:
-                    self.disqualify(index, BotFailed(exc.code, exc.reason))
-            for index in movers:
-                if index in self.failures and (seat := self.seats[index]) is not None:
+                if index in failures and (seat := self.seats[index]) is not None:
                     await seat.proc.kill()
-            if state.is_over():
-                break
-            if not orders:
-                continue  # every mover was disqualified; a game of 3+ seats may go on
-            self.emit(state.apply(orders) + "\n")
-            self.turn += 1
-            if self.spec.pause_idle and not state.is_over():
-                self.pause_idle(set(state.to_move()))
-            if self.turn % 64 == 0:
-                await trio.lowlevel.checkpoint()
+        if state.is_over():
+            return False
+        if not orders:
+            return True  # every mover was disqualified; a game of 3+ seats may go on
+        line = state.apply(orders) + "\n"
+        for sink in self.sinks:
+            sink(line)
+        self.turn += 1
+        # (bots not on the next turn are paused when that turn begins, in play_turns)
+        if self.turn % 64 == 0:
+            self.turn_scope.deadline = math.inf
+            await trio.lowlevel.checkpoint()
+        return True
 
     def pause_idle(self, upcoming: set[int]) -> None:
         """Stop the bots that will not move next, so they cannot take the mover's CPU."""
@@ -310,30 +382,57 @@ class Match:
     async def exchange(
         self, movers: list[int], messages: dict[int, list[str]] | object, first: bool
     ) -> dict[int, list[str]]:
-        """Send every mover its message and collect the answers under one deadline."""
+        """Send every mover its message and collect the answers under one deadline.
+
+        Answers already in the pipe are taken without waiting; the turn's deadline is
+        armed only if the judge has to wait.
+        """
         assert isinstance(messages, dict)
         budget = self.spec.turn_deadline + (self.spec.startup_allowance if first else 0.0)
         # Resumed before the clock starts: waking up is not the bot's time.
-        self.resume(movers)
-        started = trio.current_time()
+        if self.paused:
+            self.resume(movers)
+        started = perf_counter()  # response times; the trio clock is read only to arm a wait
         answers: dict[int, list[str]] = {}
         live: list[Seat] = []
+        seats = self.seats
         for index in movers:
-            seat = self.seats[index]
+            seat = seats[index]
             assert seat is not None
             try:
                 seat.send_now(encode(messages[index]))
                 live.append(seat)
             except BotFailed as failure:
-                self.disqualify(index, failure)
-        with trio.CancelScope(deadline=started + budget):
-            for seat in live:
-                try:
+                self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
+                self.disqualify(index, await _confirm_gone(seat, failure))
+        self.pending = (movers, live, answers, started, budget)
+        armed = False
+        for seat in live:
+            try:
+                answer = None if seat.unsent else seat.poll()
+                if answer is None:
+                    if not armed:
+                        elapsed = perf_counter() - started
+                        self.turn_scope.deadline = trio.current_time() - elapsed + budget
+                        armed = True
                     await seat.flush()
-                    answers[seat.index] = await seat.receive()
-                    seat.times.append(trio.current_time() - started)
-                except BotFailed as failure:
-                    self.disqualify(seat.index, failure)
+                    answer = await seat.receive()
+                answers[seat.index] = answer
+                seat.times.append(perf_counter() - started)
+            except BotFailed as failure:
+                if not armed:
+                    self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
+                self.disqualify(seat.index, await _confirm_gone(seat, failure))
+        self.pending = None
+        if first:
+            self.unanswered.difference_update(answers)
+        return answers
+
+    def settle_overdue(self) -> tuple[list[int], dict[int, list[str]]]:
+        """The turn whose deadline fired: take late-but-there answers, disqualify the rest."""
+        assert self.pending is not None
+        movers, live, answers, started, budget = self.pending
+        self.pending = None
         for seat in live:
             if seat.index in answers or seat.index in self.failures:
                 continue
@@ -344,7 +443,7 @@ class Match:
                 continue
             if answer is not None:
                 answers[seat.index] = answer
-                seat.times.append(trio.current_time() - started)
+                seat.times.append(perf_counter() - started)
                 continue
             status = seat.proc.exit_status()
             if status is not None:
@@ -354,7 +453,8 @@ class Match:
                     seat.index,
                     BotFailed("timeout", f"no complete answer within {budget:g} s"),
                 )
-        return answers
+        self.unanswered.difference_update(answers)
+        return movers, answers
 
     async def finish(self) -> None:
         """Tell live bots the match is over, close their stdin, kill what remains."""

@@ -29,6 +29,17 @@ DEFAULT_LIMITS = Limits()
 
 def encode(lines: list[str] | tuple[str, ...]) -> bytes:
     """Encode one message: each line, then the terminating ``.`` line."""
+    if lines:
+        body = "\n".join(lines)
+        # The common case checked with a few C-level scans instead of a loop over the lines.
+        if (
+            body.count("\n") == len(lines) - 1
+            and body != "."
+            and not body.startswith(".\n")
+            and not body.endswith("\n.")
+            and "\n.\n" not in body
+        ):
+            return (body + "\n.\n").encode()
     for line in lines:
         if "\n" in line or line == ".":
             raise ValueError(f"line cannot be sent inside a message: {line!r}")
@@ -68,6 +79,17 @@ class Decoder:
         if self._error is not None:
             raise self._error
         buf = self._buffer
+        if not buf and data[-3:] == b"\n.\n" and data.find(b"\n") == len(data) - 3:
+            # Fast path for the usual answer: exactly one short ASCII line and the '.' line.
+            raw = data[:-4] if data[-4:-3] == b"\r" else data[:-3]
+            limits = self._limits
+            if (
+                raw != b"."
+                and len(raw) <= limits.max_line_length
+                and len(data) - 2 <= limits.max_message_bytes
+                and raw.isascii()
+            ):
+                return [[raw.decode("ascii")]]
         buf += data
         messages: list[list[str]] = []
         while True:
