@@ -141,7 +141,7 @@ class ReplayParser:
         if self.complete:
             return ""
         if self.header is None:
-            parts = ["no header yet (empty file)"]
+            parts = ["no header line yet" + ("" if self.partial_bytes else " (an empty file)")]
         else:
             parts = [f"no final result after {self.turns} turns (cut short or still running)"]
         if self.partial_bytes:
