@@ -95,3 +95,21 @@ async def test_every_bot_observes_every_round_of_a_tourney(tmp_path: Path) -> No
     assert summary["asked"] == len(mine)
     f = lines[-1].split(" ")
     assert summary["last"] == [int(f[i]) for i in (0, 1, 2, 5, 6, 7)]
+
+
+def test_judge_match_runs_original_files_unchanged() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "match", "roshambolo", str(ORIGINAL / "p_rock.py"),
+         str(ORIGINAL / "p_counter.py"), "--race-to", "100", "--seed", "4", "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert [p["name"] for p in result["players"]] == ["p_rock", "p_counter"]
+    assert [p["score"] for p in result["players"]] == [0, 1]
+    assert result["summary"].startswith("games 0-1, rounds ") and result["summary"].endswith("-100")

@@ -91,3 +91,21 @@ async def test_random_is_seeded_per_bot(tmp_path: Path, seed: int) -> None:
     assert bodies[0] == bodies[1]
     moves = {line.split(" ")[2] for line in bodies[0]}
     assert moves == {"R", "P", "S"}
+
+
+def test_judge_match_runs_a_program_unchanged() -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "match", "rps", str(ORIGINAL / "freq.py"), "rock",
+         "--turns", "50", "--seed", "2", "--json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert [p["score"] for p in result["players"]] == [50, 0]
+    assert result["players"][0]["name"] == "freq" and result["winner"] == 0
