@@ -133,6 +133,21 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
     cls = get_game(game)
+    if len(bots) > cls.max_seats >= 2 and len(bots) > 2:
+        # More bots than seats: every pair plays, the way `judge tourney` runs a round robin.
+        if replay is not None:
+            raise click.UsageError("--replay names one file; with more than "
+                                   f"{cls.max_seats} bots use `judge tourney --replays DIR`")
+        from judge.commands.tourney import tourney
+
+        click.echo(f"{game} is a {cls.max_seats}-player game: every pair of the "
+                   f"{len(bots)} bots plays (judge tourney {game}).", err=True)
+        click.get_current_context().invoke(
+            tourney, game=game, bots=bots, seed=seed, turns=turns, rounds=rounds,
+            race_to=race_to, extra=extra, deadline=deadline, startup=startup,
+            adapter=adapter, as_json=as_json,
+        )
+        return
     if not cls.min_seats <= len(bots) <= cls.max_seats:
         seats = f"{cls.min_seats}" if cls.min_seats == cls.max_seats else f"{cls.min_seats} or more"
         raise click.UsageError(f"{game} takes {seats} bots, got {len(bots)}")

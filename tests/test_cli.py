@@ -94,3 +94,16 @@ def test_help_everywhere() -> None:
     for args in (["--help"], ["match", "--help"], ["bots", "--help"], ["replay", "--help"]):
         proc = judge(*args)
         assert proc.returncode == 0 and "Usage" in proc.stdout
+
+
+def test_match_with_more_bots_than_seats_plays_every_pair(tmp_path: Path) -> None:
+    bots = [str(ROOT / "bots/examples/c/rps_bot"), f"node {ROOT / 'bots/examples/js/rps.js'}", "rock"]
+    proc = judge("match", "rps", *bots, "--turns", "40", "--seed", "3", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert len(result["matches"]) == 3
+    assert {s["name"] for s in result["standings"]} == {"rps_bot", "rps", "rock"}
+    rock = next(s for s in result["standings"] if s["name"] == "rock")
+    assert rock["rank"] == 3  # both others counter a constant bot
+    assert "every pair" in proc.stderr
+    assert judge("match", "rps", *bots, "--replay", "x.replay", cwd=tmp_path).returncode == 2
