@@ -1,0 +1,158 @@
+"""Matches spread over worker processes, one per core: the entry point for many matches.
+
+One trio judge process saturates one core (the per-turn work is Python), so a batch of
+matches is split over ``workers`` processes (trio-parallel), each running up to
+``per_worker`` matches at once with the ordinary :func:`judge.runner.run_match`.
+Tournaments, the server and the bench use this, so they all scale the same way.
+
+Specs and results cross the process boundary as JSON (pydantic), and the sandbox as its
+layer name: a worker builds its own sandbox, so nothing unpicklable travels.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import trio
+import trio_parallel
+
+from judge.models import MatchResult, MatchSpec
+
+if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
+
+ResultCallback = Callable[[int, MatchResult], None]
+
+
+@dataclass
+class ParallelStats:
+    """What the workers report back: their CPU time (the judge's share of the machine)."""
+
+    judge_cpu_s: float = 0.0
+    batches: int = 0
+    worker_pids: set[int] = field(default_factory=set)
+
+
+def default_workers() -> int:
+    """One judge process per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def raise_fd_limit() -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit (each bot holds three pipe fds)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _sandbox_for(layer: str | None) -> Sandbox:
+    from judge.sandbox.select import default_sandbox
+
+    return default_sandbox(layer)
+
+
+async def _run_batch_async(
+    specs: list[MatchSpec], concurrency: int, layer: str | None, replay_dir: Path | None
+) -> list[MatchResult]:
+    from judge.runner import run_match
+
+    sandbox = _sandbox_for(layer)
+    limiter = trio.CapacityLimiter(max(1, concurrency))
+    results: list[MatchResult | None] = [None] * len(specs)
+
+    async def play(position: int, spec: MatchSpec) -> None:
+        async with limiter:
+            path = None
+            if replay_dir is not None:
+                path = replay_dir / f"{spec.match_id or position}.replay"
+            results[position] = await run_match(spec, sandbox=sandbox, replay_path=path)
+
+    async with trio.open_nursery() as nursery:
+        for position, spec in enumerate(specs):
+            nursery.start_soon(play, position, spec)
+    return [r for r in results if r is not None]
+
+
+def run_batch(
+    spec_json: list[str],
+    concurrency: int,
+    layer: str | None,
+    replay_dir: str | None,
+    log_level: str,
+) -> tuple[list[str], float, int]:
+    """Runs in a worker process: play the batch, return results as JSON and the CPU time used."""
+    from judge import logs
+
+    logs.configure(log_level)
+    raise_fd_limit()
+    specs = [MatchSpec.model_validate_json(text) for text in spec_json]
+    began = time.process_time()
+    results = trio.run(
+        _run_batch_async, specs, concurrency, layer, Path(replay_dir) if replay_dir else None
+    )
+    return [r.model_dump_json() for r in results], time.process_time() - began, os.getpid()
+
+
+async def run_matches(
+    specs: Sequence[MatchSpec],
+    *,
+    workers: int | None = None,
+    per_worker: int = 8,
+    batch_size: int | None = None,
+    sandbox_layer: str | None = None,
+    replay_dir: Path | None = None,
+    on_result: ResultCallback | None = None,
+    stats: ParallelStats | None = None,
+    log_level: str = "warning",
+) -> list[MatchResult]:
+    """Play every spec across ``workers`` processes; results come back in the specs' order.
+
+    Each worker plays up to ``per_worker`` matches at once. Matches are handed out in
+    batches (``batch_size``, default ``per_worker``) so a fast worker takes more of them.
+    ``sandbox_layer`` names the layer every worker uses (None: the strongest available,
+    or $BOTJUDGE_SANDBOX). ``on_result(index, result)`` is called as batches finish.
+    A bot's misbehaviour never raises here; a worker that dies raises BrokenWorkerError.
+    """
+    if per_worker < 1:
+        raise ValueError("per_worker must be at least 1")
+    workers = workers or default_workers()
+    size = batch_size or per_worker
+    if replay_dir is not None:
+        await trio.Path(replay_dir).mkdir(parents=True, exist_ok=True)
+    results: list[MatchResult | None] = [None] * len(specs)
+    limiter = trio.CapacityLimiter(workers)
+    replay_arg = str(replay_dir) if replay_dir is not None else None
+
+    async def run_one_batch(start: int) -> None:
+        chunk = specs[start : start + size]
+        payload = [spec.model_dump_json() for spec in chunk]
+        returned, cpu, pid = await trio_parallel.run_sync(
+            run_batch, payload, per_worker, sandbox_layer, replay_arg, log_level, limiter=limiter
+        )
+        if stats is not None:
+            stats.judge_cpu_s += cpu
+            stats.batches += 1
+            stats.worker_pids.add(pid)
+        for offset, text in enumerate(returned):
+            result = MatchResult.model_validate_json(text)
+            results[start + offset] = result
+            if on_result is not None:
+                on_result(start + offset, result)
+
+    async with trio.open_nursery() as nursery:
+        for start in range(0, len(specs), size):
+            nursery.start_soon(run_one_batch, start)
+    return [r for r in results if r is not None]
+
+
+__all__ = ["ParallelStats", "default_workers", "raise_fd_limit", "run_batch", "run_matches"]
