@@ -31,6 +31,11 @@ def _script_safe(text: str) -> str:
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
+def _json_for_script(value: object) -> str:
+    # JSON's "<" only appears inside strings, where \u003c means the same character.
+    return json.dumps(value).replace("<", "\\u003c")
+
+
 def _inline_assets() -> tuple[str, str]:
     style = f"<style>\n{(STATIC / 'viewer.css').read_text()}</style>"
     scripts = "\n".join(
@@ -53,7 +58,7 @@ def _fill(*, title: str, style: str, scripts: str, data: str, config: dict[str, 
         ("{{TITLE}}", html.escape(title)),
         ("{{STYLE}}", style),
         ("{{SCRIPTS}}", scripts),
-        ("{{CONFIG}}", _script_safe(json.dumps(config))),
+        ("{{CONFIG}}", _json_for_script(config)),
         ("{{DATA}}", data),
     ):
         page = page.replace(key, value)
@@ -100,7 +105,7 @@ def write_html(records: Iterable[Record], output: Path, *, title: str) -> int:
                 turns += 1
             elif not isinstance(record, Header | Disqualified | Result):
                 continue
-            out.write(("" if first else ",\n") + _script_safe(json.dumps(record_line(record))))
+            out.write(("" if first else ",\n") + _json_for_script(record_line(record)))
             first = False
         out.write("]</script>")
         out.write(tail)

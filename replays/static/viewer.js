@@ -199,7 +199,7 @@
       this.errorEl = h("div", {class: "jr-error", role: "alert", hidden: true});
       this.slider = h("input", {type: "range", min: 0, max: 0, value: 0, "aria-label": "turn",
         oninput: () => { this.pause(); this.show(Number(this.slider.value)); }});
-      this.playButton = h("button", {type: "button", "data-action": "play", title: "play/pause (space)", onclick: () => this.toggle()}, "▶");
+      this.playButton = h("button", {type: "button", "data-action": "play", title: "play/pause (space)", onclick: () => this.toggle()}, "play");
       this.turnEl = h("span", {class: "jr-turn"});
       const speed = h("select", {"aria-label": "speed", onchange: () => {
         this.speed = Number(speed.value);
@@ -213,11 +213,11 @@
       this.root.replaceChildren(
         h("div", {}, this.titleEl), this.subEl, this.errorEl,
         h("div", {class: "jr-controls"},
-          button("first", "⏮", "first (Home)", () => { this.pause(); this.show(0); }),
-          button("prev", "◀", "previous turn (←)", () => { this.pause(); this.prev(); }),
+          button("first", "|<", "first (Home)", () => { this.pause(); this.show(0); }),
+          button("prev", "<", "previous turn (←)", () => { this.pause(); this.prev(); }),
           this.playButton,
-          button("next", "▶|", "next turn (→)", () => { this.pause(); this.next(); }),
-          button("last", "⏭", "last (End)", () => { this.pause(); this.show(this.turns); }),
+          button("next", ">", "next turn (→)", () => { this.pause(); this.next(); }),
+          button("last", ">|", "last (End)", () => { this.pause(); this.show(this.turns); }),
           this.slider, this.turnEl, speed),
         this.boardEl, this.lineEl, this.eventsEl, this.resultEl);
       this.root.tabIndex = 0;
@@ -267,7 +267,7 @@
       this.slider.value = String(this.position);
       this.turnEl.textContent = "turn " + this.position + " / " + this.turns;
       this.root.dataset.turn = String(this.position);
-      this.playButton.textContent = this.playing ? "⏸" : "▶";
+      this.playButton.textContent = this.playing ? "pause" : "play";
       if (!this.header) return;
       const events = this.events.filter((e) => e.turn <= this.position || this.position === this.turns);
       this.ctx.disqualified = new Set(events.map((e) => e.seat));

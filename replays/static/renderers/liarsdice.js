@@ -32,7 +32,7 @@
           ctx.seatName(seat),
           h("div", {class: "jr-big", "data-score": seat}, String(ctx.disqualified.has(seat) ? 0 : snap.cups[seat])),
           h("div", {class: "jr-note"}, ctx.disqualified.has(seat) ? "disqualified" : "dice left"),
-          dice[p.label] !== undefined ? h("div", {class: "jr-dice"}, dice[p.label]) : ""))),
+          dice[p.label] !== undefined ? h("div", {class: "jr-note"}, "showdown: ", h("span", {class: "jr-dice"}, dice[p.label])) : ""))),
         h("ol", {class: "jr-bids"}, snap.bids.map((bid) => h("li", {}, ctx.seatName(bid.seat), " " + describe(bid),
           bid.flaw ? " (sent " + bid.raw + ": " + bid.flaw + ", counted as liar)" : ""))),
         snap.showdown ? h("div", {class: "jr-note"}, ctx.seatName(snap.showdown.loser), " loses a die: " + (CODES[snap.showdown.code] || snap.showdown.code)) : "");

@@ -2,7 +2,7 @@
  * (docs/games/roshambolo.md); seats are 1-based labels, shapes 1 rock 2 paper 3 scissors. */
 (function () {
   "use strict";
-  const SHAPES = {"1": "✊ rock", "2": "✋ paper", "3": "✌ scissors", "*": "—"};
+  const SHAPES = {"1": "rock", "2": "paper", "3": "scissors", "*": "—"};
   const HOW = {beats: "shape beats shape", more: "played that shape more often", counter: "played its counter more often", coin: "coin toss", forfeit: "forfeit"};
   JudgeReplay.register("roshambolo", {
     init(ctx) { return {games: ctx.header.players.map(() => 0), round: null}; },

@@ -1,7 +1,7 @@
 /* rps: "<p1 score> <p2 score> <p1 order> <p2 order>" (docs/games/rps.md). */
 (function () {
   "use strict";
-  const SHAPES = {R: "✊ rock", P: "✋ paper", S: "✌ scissors"};
+  const SHAPES = {R: "rock", P: "paper", S: "scissors"};
   const BEATS = {R: "S", P: "R", S: "P"};
   JudgeReplay.register("rps", {
     init() { return {scores: [0, 0], orders: null, winner: null, counts: [{R: 0, P: 0, S: 0}, {R: 0, P: 0, S: 0}]}; },
