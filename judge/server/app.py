@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -782,12 +782,10 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> Starl
         return JSONResponse(document)
 
     def page(name: str) -> Handler:
+        html = (STATIC / name).read_text().replace("<!--REPLAY-ASSETS-->", replay_assets())
+
         async def serve_page(request: Request) -> Response:
-            return FileResponse(
-                STATIC / name,
-                media_type="text/html; charset=utf-8",
-                headers={"cache-control": "no-cache"},
-            )
+            return HTMLResponse(html, headers={"cache-control": "no-cache"})
 
         return serve_page
 

@@ -12,7 +12,7 @@ function h(tag, attrs, ...children) {
     else if (key === "class") el.className = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -120,7 +120,14 @@ pages.leaderboard = async (main) => {
           [r.score, r.mu, r.sigma].map((v) => h("td", { class: "num" }, v.toFixed(2))),
           [r.games, r.wins, r.draws, r.losses].map((v) => h("td", { class: "num" }, v)))))));
   }
-  const picker = await gamePicker((g) => { game = g; history.replaceState(null, "", `/?game=${g}`); load(); });
+  // Without ?game=, open the game with the most listed bots.
+  let busiest = null;
+  if (!new URLSearchParams(location.search).get("game")) {
+    const counts = {};
+    for (const b of await api("/api/bots")) if (b.latest_version) counts[b.game] = (counts[b.game] || 0) + 1;
+    busiest = Object.keys(counts).sort((a, b) => counts[b] - counts[a] || a.localeCompare(b))[0] || null;
+  }
+  const picker = await gamePicker((g) => { game = g; history.replaceState(null, "", `/?game=${g}`); load(); }, busiest);
   game = picker.select.value;
   main.append(h("h1", {}, "Leaderboard"),
     h("div", { class: "toolbar" }, h("label", { for: "game" }, "Game"), picker.select,
@@ -293,8 +300,8 @@ pages.upload = async (main) => {
     data.append("file", file.files[0]);
     let path = "/api/bots";
     let existing = null;
-    try { existing = await api(`/api/bots/${encodeURIComponent(name.value)}`); } catch (e) { existing = null; }
-    if (existing) path = `/api/bots/${existing.bot.id}/versions`;
+    existing = (await api("/api/bots")).find((b) => b.name === name.value) || null;
+    if (existing) path = `/api/bots/${existing.id}/versions`;
     else { data.append("name", name.value); data.append("game", picker.select.value); }
     try {
       const uploaded = await api(path, { method: "POST", body: data });
