@@ -159,10 +159,12 @@ def test_any_chunking_gives_the_same_records(suffix: str, cuts: list[int]) -> No
         assert got == [f"{i} 0 R S" for i in range(3000)]
 
 
-def test_concatenated_gzip_members_read_as_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_concatenated_members_read_as_one(tmp_path: Path, suffix: str) -> None:
     head, tail = header_line() + "0 0 R R\n", "0 1 R P\n"
-    path = tmp_path / "two.replay.gz"
-    path.write_bytes(gzip.compress(head.encode()) + gzip.compress(tail.encode()))
+    pack = gzip.compress if suffix == ".gz" else zstandard.compress
+    path = tmp_path / f"two.replay{suffix}"
+    path.write_bytes(pack(head.encode()) + pack(tail.encode()))
     _reader, records = read(path)
     assert [r.line for r in records if isinstance(r, Turn)] == ["0 0 R R", "0 1 R P"]
 
