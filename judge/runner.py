@@ -37,6 +37,9 @@ READ_SIZE = 65536
 FINAL_SEND_TIMEOUT = 0.2
 # A bot that is exiting closes its pipes a moment before it can be seen to have exited.
 EXIT_GRACE = 0.1
+# The turn scope's deadline may sit up to this much before the turn's real deadline, so it
+# is moved only every few ms instead of every turn; firing early just means waiting on.
+DEADLINE_SLACK = 0.002
 GONE_CODES = frozenset({"closed_stdout", "closed_stdin"})
 STDERR_DRAIN = 0.25
 
@@ -168,6 +171,22 @@ class Seat:
         return _exited(status)
 
 
+class Turn:
+    """The exchange in progress, kept so a deadline firing mid-wait loses nothing."""
+
+    __slots__ = ("answers", "budget", "deadline", "first", "live", "movers", "started")
+
+    def __init__(self, movers: list[int], live: list[Seat], started: float, budget: float,
+                 first: bool) -> None:
+        self.movers = movers
+        self.live = live
+        self.answers: dict[int, list[str]] = {}
+        self.started = started  # perf_counter, for response times
+        self.budget = budget
+        self.first = first
+        self.deadline: float | None = None  # on the trio clock, once the judge had to wait
+
+
 def _exited(status: int) -> BotFailed:
     if status == 0:
         return BotFailed("exit", "exited with status 0 before the match ended")
@@ -241,8 +260,7 @@ class Match:
         # One long-lived scope per run of turns; its deadline is moved to each turn's deadline
         # just before the judge waits (a fresh CancelScope per turn costs several µs).
         self.turn_scope = trio.CancelScope()
-        # The exchange in progress, so a deadline that fires mid-wait loses nothing.
-        self.pending: tuple[list[int], list[Seat], dict[int, list[str]], float, float] | None = None
+        self.pending: Turn | None = None
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -307,10 +325,22 @@ class Match:
         while not self.state.is_over():
             with trio.CancelScope() as scope:
                 self.turn_scope = scope
+                turn = self.pending
+                if turn is not None:
+                    # The scope fired within DEADLINE_SLACK before the real deadline: wait on.
+                    assert turn.deadline is not None
+                    scope.deadline = turn.deadline
+                    answers = await self.collect(turn)
+                    if not await self.conclude_turn(turn.movers, answers):
+                        return
                 await self.play_turns()
             if not scope.cancelled_caught:
                 return
-            # A deadline fired while waiting: settle that turn, then go on with a fresh scope.
+            turn = self.pending
+            assert turn is not None and turn.deadline is not None
+            if trio.current_time() < turn.deadline:
+                continue
+            # The turn's deadline passed while waiting: settle it, then go on with a fresh scope.
             movers, answers = self.settle_overdue()
             if not await self.conclude_turn(movers, answers):
                 return
@@ -382,18 +412,13 @@ class Match:
     async def exchange(
         self, movers: list[int], messages: dict[int, list[str]] | object, first: bool
     ) -> dict[int, list[str]]:
-        """Send every mover its message and collect the answers under one deadline.
-
-        Answers already in the pipe are taken without waiting; the turn's deadline is
-        armed only if the judge has to wait.
-        """
+        """Send every mover its message and collect the answers under one deadline."""
         assert isinstance(messages, dict)
         budget = self.spec.turn_deadline + (self.spec.startup_allowance if first else 0.0)
         # Resumed before the clock starts: waking up is not the bot's time.
         if self.paused:
             self.resume(movers)
         started = perf_counter()  # response times; the trio clock is read only to arm a wait
-        answers: dict[int, list[str]] = {}
         live: list[Seat] = []
         seats = self.seats
         for index in movers:
@@ -405,35 +430,51 @@ class Match:
             except BotFailed as failure:
                 self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
                 self.disqualify(index, await _confirm_gone(seat, failure))
-        self.pending = (movers, live, answers, started, budget)
-        armed = False
-        for seat in live:
+        turn = Turn(movers, live, started, budget, first)
+        self.pending = turn
+        return await self.collect(turn)
+
+    async def collect(self, turn: Turn) -> dict[int, list[str]]:
+        """Take every live mover's answer: from the pipe if there, else wait for it.
+
+        The turn's deadline is armed only when the judge has to wait.
+        """
+        answers = turn.answers
+        started = turn.started
+        failures = self.failures
+        for seat in turn.live:
+            index = seat.index
+            if index in answers or index in failures:
+                continue
             try:
                 answer = None if seat.unsent else seat.poll()
                 if answer is None:
-                    if not armed:
+                    if turn.deadline is None:
                         elapsed = perf_counter() - started
-                        self.turn_scope.deadline = trio.current_time() - elapsed + budget
-                        armed = True
+                        turn.deadline = trio.current_time() - elapsed + turn.budget
+                        scope = self.turn_scope
+                        if not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
+                            scope.deadline = turn.deadline
                     await seat.flush()
                     answer = await seat.receive()
-                answers[seat.index] = answer
+                answers[index] = answer
                 seat.times.append(perf_counter() - started)
             except BotFailed as failure:
-                if not armed:
+                if turn.deadline is None:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
-                self.disqualify(seat.index, await _confirm_gone(seat, failure))
+                self.disqualify(index, await _confirm_gone(seat, failure))
         self.pending = None
-        if first:
+        if turn.first:
             self.unanswered.difference_update(answers)
         return answers
 
     def settle_overdue(self) -> tuple[list[int], dict[int, list[str]]]:
         """The turn whose deadline fired: take late-but-there answers, disqualify the rest."""
-        assert self.pending is not None
-        movers, live, answers, started, budget = self.pending
+        turn = self.pending
+        assert turn is not None
         self.pending = None
-        for seat in live:
+        movers, answers, started, budget = turn.movers, turn.answers, turn.started, turn.budget
+        for seat in turn.live:
             if seat.index in answers or seat.index in self.failures:
                 continue
             try:
