@@ -295,32 +295,65 @@ async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
     assert after == before
 
 
+async def wait_tournament(api: Api, tid: str) -> dict[str, Any]:
+    with trio.fail_after(90):
+        while True:
+            t = (await api.http.get(f"/api/tournaments/{tid}")).json()
+            if t["status"] != "running":
+                return dict(t)
+            await trio.sleep(0.2)
+
+
 async def test_tournament_round_robin(api: Api) -> None:
     alice = await api.user("alice")
     for name, filename, source in [("py1", "rps_bot.py", PY_BOT), ("js1", "rps.js", JS_BOT)]:
         up = await api.upload(alice, name, filename, source)
         await api.checked(up["bot"]["id"], 1)
     r = await api.http.post("/api/tournaments", json={
-        "game": "rps", "bots": ["py1", "js1", "builtin:rock"], "rounds": 2,
-        "options": {"turns": 20},
+        "game": "rps", "bots": ["py1", "js1", "builtin:rock"], "options": {"turns": 20},
+        "seed": 7,
     }, headers=api.auth(alice))
     assert r.status_code == 202, r.text
     tid = r.json()["id"]
-    with trio.fail_after(90):
-        while True:
-            t = (await api.http.get(f"/api/tournaments/{tid}")).json()
-            if t["status"] != "running":
-                break
-            await trio.sleep(0.2)
+    t = await wait_tournament(api, tid)
     assert t["status"] == "finished"
     standings = t["standings"]
-    assert standings["matches"] == 6 and standings["finished"] == 6
-    table = {row["bot"]: row for row in standings["table"]}
+    assert standings["format"].startswith("round robin")
+    assert standings["matches"] == 3 and standings["finished"] == 3
+    table = {row["name"]: row for row in standings["table"]}
     assert set(table) == {"py1@1", "js1@1", "builtin:rock"}
-    assert all(row["played"] == 4 for row in table.values())
+    assert all(row["played"] == 2 for row in table.values())
     assert table["builtin:rock"]["rank"] == 3  # rock loses to both adaptive bots
+    assert sum(row["points"] for row in table.values()) == 3
     matches = (await api.http.get(f"/api/matches?tournament={tid}")).json()
-    assert len(matches) == 6 and {m["kind"] for m in matches} == {"tournament"}
+    assert len(matches) == 3 and {m["kind"] for m in matches} == {"tournament"}
+    # The seeds are judge.tournament's: the same spec gives the same matches.
+    from judge.tournament import match_seed
+
+    assert sorted(m["seed"] for m in matches) == sorted(match_seed(7, k) for k in (1, 2, 3))
+
+
+async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
+    alice = await api.user("alice")
+    r = await api.http.post("/api/tournaments", json={
+        "game": "liarsdice", "bots": ["builtin:computer", "builtin:robot", "builtin:computer"],
+        "games": 2,
+    }, headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    t = await wait_tournament(api, r.json()["id"])
+    assert t["standings"]["matches"] == 2 and t["standings"]["finished"] == 2
+    assert [row["played"] for row in t["standings"]["table"]] == [2, 2, 2]
+    assert sum(row["games_won"] for row in t["standings"]["table"]) == 2
+    for body, needle in [
+        ({"game": "rps", "bots": ["builtin:rock"]}, "bots"),
+        ({"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "games": 0}, "games"),
+        ({"game": "rps", "bots": ["builtin:rock", "builtin:nope"]}, "no built-in bot"),
+        ({"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 0}},
+         "turns"),
+    ]:
+        r = await api.http.post("/api/tournaments", json=body, headers=api.auth(alice))
+        assert r.status_code == 400, (body, r.text)
+        assert needle in r.json()["error"], (body, r.json())
 
 
 async def test_queue_survives_a_restart(tmp_path: Path) -> None:

@@ -176,3 +176,16 @@ def test_match_list_and_finished_match_page(page, server: ServerProcess,  # type
     assert page.evaluate("() => window.replayViewer.turns") == 30
     page.goto("/docs")
     page.locator("#endpoints").get_by_text("/api/matches/{match_id}/live", exact=True).wait_for()
+
+
+def test_tournament_pages(page, server: ServerProcess, token: str) -> None:  # type: ignore[no-untyped-def]
+    sign_in(page, token)
+    page.goto("/tournaments")
+    page.select_option("#game", "rps")
+    page.fill("#t-bots", "pybot, slowbot, builtin:rock")
+    page.click("#new-tournament button[type=submit]")
+    page.wait_for_url("**/tournaments/*")
+    page.wait_for_selector("#standings tbody tr >> nth=2", timeout=120_000)
+    page.wait_for_selector("text=3 of 3 matches played", timeout=120_000)
+    names = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
+    assert sorted(names) == ["builtin:rock", "pybot@1", "slowbot@1"]

@@ -31,7 +31,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from judge import __version__
 from judge.bots import builtin_bots
 from judge.games import all_games
-from judge.server import tournaments
 from judge.server.live import _complete_lines
 from judge.server.records import Bot, Match, Tournament, User, Version
 from judge.server.service import (
@@ -96,8 +95,10 @@ class MatchRequest(BaseModel):
 class TournamentRequest(BaseModel):
     game: str
     bots: list[str] = Field(min_length=2, max_length=64)
-    options: dict[str, Any] = Field(default_factory=dict)
-    rounds: int = Field(1, ge=1, le=100, description="times every pairing (or table) is played")
+    options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
+    seed: int | None = Field(None, ge=0, lt=2**63)
+    games: int | None = Field(None, ge=1, le=10_000, description="liarsdice: games")
+    runs: int | None = Field(None, ge=1, le=1_000, description="counting: runs of every pair")
 
 
 class UserWithToken(BaseModel):
@@ -756,10 +757,9 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> Starl
     async def create_tournament(request: Request) -> Response:
         user = await need_user(request)
         data = await body(request, TournamentRequest)
-        plan, params = tournaments.planner(data.game, len(data.bots), data.rounds)
-        tournament = await service.create_tournament(
-            user, data.game, data.bots, data.options, plan, params
-        )
+        settings = {"options": data.options, "seed": data.seed}
+        settings.update({k: v for k, v in (("games", data.games), ("runs", data.runs)) if v})
+        tournament = await service.create_tournament(user, data.game, data.bots, settings)
         return ok(tournament, 202)
 
     @api.route(

@@ -16,7 +16,7 @@ import shlex
 import shutil
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -345,7 +345,7 @@ class Service:
             game=game, kind="manual", seats=seats, options=options, requested_by=user.id, seed=seed
         )
 
-    async def enqueue(
+    def _new_match(
         self,
         *,
         game: str,
@@ -363,7 +363,7 @@ class Service:
             opponent = next(iter(builtin_bots(game)))
             while len(seats) < max(2, cls.min_seats):
                 seats.append(Seat(builtin=opponent, name=f"builtin:{opponent}"))
-        match = Match(
+        return Match(
             id=uuid.uuid4().hex[:16],
             game=game,
             kind=kind,
@@ -376,7 +376,11 @@ class Service:
             tournament_id=tournament_id,
             rated=rated,
         )
-        await self.storage.create_match(match, priority=PRIORITY[kind])
+
+    async def enqueue(self, **kw: Any) -> Match:
+        """Store a new queued match (see ``_new_match`` for the fields) and wake the scheduler."""
+        match = self._new_match(**kw)
+        await self.storage.create_match(match, priority=PRIORITY[match.kind])
         self.hub.add(match.id)
         self._wake.set()
         return match
@@ -761,32 +765,58 @@ class Service:
         user: User,
         game: str,
         refs: list[str],
-        options: dict[str, Any],
-        plan: Callable[[int], list[list[int]]],
-        params: dict[str, Any],
+        settings: dict[str, Any],
     ) -> Tournament:
-        """Queue every match of a tournament; ``plan(n)`` gives each match's seat indices."""
+        """Plan a tournament with judge.tournament and queue all its matches at once.
+
+        ``settings`` are TourneySpec fields (options, seed, games, runs).
+        """
+        from judge.server import tournaments
+
         game = game_or_error(game)
-        options = validate_options(game, options)
+        if "options" in settings:
+            settings = {**settings, "options": validate_options(game, settings["options"])}
+        if settings.get("seed") is None:
+            settings = {**settings, "seed": self._rng.randrange(2**31)}
         seats = await self.seats_from_refs(game, refs)
-        tournament = Tournament(
-            id=uuid.uuid4().hex[:16],
-            game=game,
-            status="running",
-            created=time.time(),
-            requested_by=user.id,
-            spec={"bots": [s.model_dump() for s in seats], "options": options, **params},
-        )
-        await self.storage.create_tournament(tournament)
-        for indices in plan(len(seats)):
-            await self.enqueue(
+        try:
+            spec = tournaments.tourney_spec(game, seats, settings)
+        except tournaments.TournamentRefused as exc:
+            raise BadRequest(str(exc)) from None
+        tournament_id = uuid.uuid4().hex[:16]
+        now = time.time()
+        matches = []
+        planned = []
+        for number, indices, options, seed in tournaments.plan(spec):
+            match = self._new_match(
                 game=game,
                 kind="tournament",
                 seats=[seats[i] for i in indices],
                 options=options,
                 requested_by=user.id,
-                tournament_id=tournament.id,
+                seed=seed,
+                tournament_id=tournament_id,
             )
+            matches.append((match, PRIORITY["tournament"]))
+            planned.append([number, indices, match.id])
+        tournament = Tournament(
+            id=tournament_id,
+            game=game,
+            status="running",
+            created=now,
+            requested_by=user.id,
+            spec={
+                "bots": [s.model_dump() for s in seats],
+                "settings": settings,
+                "format": tournaments.format_of(game),
+                "plan": planned,
+            },
+        )
+        # One transaction: a tournament never exists with only some of its matches.
+        await self.storage.create_tournament(tournament, matches)
+        for match, _ in matches:
+            self.hub.add(match.id)
+        self._wake.set()
         self._nursery.start_soon(self._follow_tournament, tournament.id)
         return tournament
 

@@ -435,37 +435,38 @@ class SQLiteStorage(Storage):
         await self._tx(fn)
 
     # -- matches ---------------------------------------------------------
-    async def create_match(self, match: Match, *, priority: int = 0) -> None:
-        def fn(c: sqlite3.Connection) -> None:
-            c.execute(
-                "INSERT INTO matches (id, game, kind, status, seats, options, seed, created, "
-                "requested_by, tournament_id, rated, priority) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    match.id,
-                    match.game,
-                    match.kind,
-                    match.status,
-                    json.dumps([s.model_dump() for s in match.seats]),
-                    json.dumps(match.options),
-                    match.seed,
-                    match.created,
-                    match.requested_by,
-                    match.tournament_id,
-                    int(match.rated),
-                    priority,
-                ),
-            )
-            c.executemany(
-                "INSERT INTO match_bots (match_id, bot_id, version, kind) VALUES (?, ?, ?, ?)",
-                [
-                    (match.id, s.bot_id, s.version, match.kind)
-                    for s in match.seats
-                    if s.bot_id is not None and s.version is not None
-                ],
-            )
+    @staticmethod
+    def _insert_match(c: sqlite3.Connection, match: Match, priority: int) -> None:
+        c.execute(
+            "INSERT INTO matches (id, game, kind, status, seats, options, seed, created, "
+            "requested_by, tournament_id, rated, priority) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                match.id,
+                match.game,
+                match.kind,
+                match.status,
+                json.dumps([s.model_dump() for s in match.seats]),
+                json.dumps(match.options),
+                match.seed,
+                match.created,
+                match.requested_by,
+                match.tournament_id,
+                int(match.rated),
+                priority,
+            ),
+        )
+        c.executemany(
+            "INSERT INTO match_bots (match_id, bot_id, version, kind) VALUES (?, ?, ?, ?)",
+            [
+                (match.id, s.bot_id, s.version, match.kind)
+                for s in match.seats
+                if s.bot_id is not None and s.version is not None
+            ],
+        )
 
-        await self._tx(fn)
+    async def create_match(self, match: Match, *, priority: int = 0) -> None:
+        await self._tx(lambda c: self._insert_match(c, match, priority))
 
     async def get_match(self, match_id: str) -> Match | None:
         def fn(c: sqlite3.Connection) -> Match | None:
@@ -637,15 +638,21 @@ class SQLiteStorage(Storage):
         )
 
     # -- tournaments -----------------------------------------------------
-    async def create_tournament(self, tournament: Tournament) -> None:
+    async def create_tournament(
+        self, tournament: Tournament, matches: Sequence[tuple[Match, int]] = ()
+    ) -> None:
         t = tournament
-        await self._tx(
-            lambda c: c.execute(
+
+        def fn(c: sqlite3.Connection) -> None:
+            c.execute(
                 "INSERT INTO tournaments (id, game, status, spec, created, requested_by) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (t.id, t.game, t.status, json.dumps(t.spec), t.created, t.requested_by),
             )
-        )
+            for match, priority in matches:
+                self._insert_match(c, match, priority)
+
+        await self._tx(fn)
 
     async def get_tournament(self, tournament_id: str) -> Tournament | None:
         def fn(c: sqlite3.Connection) -> Tournament | None:

@@ -174,7 +174,10 @@ class Storage(ABC):
 
     # -- tournaments -----------------------------------------------------
     @abstractmethod
-    async def create_tournament(self, tournament: Tournament) -> None: ...
+    async def create_tournament(
+        self, tournament: Tournament, matches: Sequence[tuple[Match, int]] = ()
+    ) -> None:
+        """The tournament and its (match, priority) pairs, in one transaction."""
 
     @abstractmethod
     async def get_tournament(self, tournament_id: str) -> Tournament | None: ...

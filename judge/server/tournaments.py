@@ -1,88 +1,87 @@
-"""Server tournaments: which matches to queue, and the standings from their results.
+"""Server tournaments on top of judge.tournament: its plan, seeds and standings, our queue.
 
-Two-seat games play a round robin (every pairing ``rounds`` times, seats alternating);
-games for more seats play ``rounds`` free-for-all tables of every bot. Standings rank by
-wins, then total score, with competition ranking (1, 1, 3) for exact ties.
+``judge.tournament.run_tourney`` plays matches itself; the server instead queues every
+planned match as a stored match (so it survives restarts, streams live and has a replay)
+and recomputes the standings with the same ``standings_for`` as matches finish. A match
+the judge could not run (status error or cancelled) is left out of the standings and
+counted under ``failed``; it never counts against a bot.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
 from typing import Any
 
-from judge.games import get_game
-from judge.games.base import competition_ranks
-from judge.server.records import Match, Tournament
-from judge.server.service import BadRequest, game_or_error
+from pydantic import ValidationError
 
-Plan = Callable[[int], list[list[int]]]
+from judge import tournament as tourney
+from judge.models import BotSpec, MatchResult
+from judge.server.records import Match, Seat, Tournament
+
+PLACEHOLDER_ARGV = ("-",)  # planning never starts a bot
 
 
-def planner(game: str, bots: int, rounds: int) -> tuple[Plan, dict[str, Any]]:
-    game = game_or_error(game)
-    cls = get_game(game)
-    if cls.max_seats == 2:
+class TournamentRefused(ValueError):
+    """The tournament cannot be planned; the message says why."""
 
-        def round_robin(n: int) -> list[list[int]]:
-            tables = []
-            for r in range(rounds):
-                for a, b in itertools.combinations(range(n), 2):
-                    tables.append([a, b] if r % 2 == 0 else [b, a])
-            return tables
 
-        return round_robin, {"format": "round robin", "rounds": rounds}
-    if not cls.min_seats <= bots <= cls.max_seats:
-        raise BadRequest(f"{game} tables take {cls.min_seats}..{cls.max_seats} bots, got {bots}")
+def tourney_spec(game: str, seats: list[Seat], settings: dict[str, Any]) -> tourney.TourneySpec:
+    try:
+        spec = tourney.TourneySpec(
+            game=game,
+            bots=[BotSpec(name=seat.name, argv=PLACEHOLDER_ARGV) for seat in seats],
+            **settings,
+        )
+        tourney.validate(spec)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise TournamentRefused(f"bad tournament: {problems}") from None
+    except (ValueError, TypeError) as exc:
+        raise TournamentRefused(f"bad tournament: {exc}") from None
+    return spec
 
-    def free_for_all(n: int) -> list[list[int]]:
-        # Rotate the seat order so that no bot always opens.
-        return [[(i + r) % n for i in range(n)] for r in range(rounds)]
 
-    return free_for_all, {"format": "free for all", "rounds": rounds}
+def plan(spec: tourney.TourneySpec) -> list[tuple[int, list[int], dict[str, Any], int]]:
+    """(number, bot indices seat by seat, options, seed) of every match, in order."""
+    return [
+        (m.number, list(m.bots), m.options, tourney.match_seed(spec.seed, m.number))
+        for m in tourney.plan(spec)
+    ]
 
 
 def standings(tournament: Tournament, matches: list[Match]) -> dict[str, Any]:
-    names = [bot["name"] for bot in tournament.spec["bots"]]
-    rows = {
-        name: {
-            "bot": name,
-            "played": 0,
-            "wins": 0,
-            "draws": 0,
-            "losses": 0,
-            "score": 0.0,
-            "failures": 0,
-        }
-        for name in names
-    }
-    finished = 0
-    for match in matches:
+    seats = [Seat.model_validate(s) for s in tournament.spec["bots"]]
+    spec = tourney_spec(tournament.game, seats, tournament.spec["settings"])
+    bots = tourney.unique_names(spec.bots)
+    by_id = {m.id: m for m in matches}
+    records = []
+    failed = 0
+    for number, indices, match_id in tournament.spec["plan"]:
+        match = by_id.get(match_id)
+        if match is None:
+            continue
+        if match.status in ("error", "cancelled"):
+            failed += 1
         if match.status != "finished" or match.result is None:
             continue
-        finished += 1
-        winner = match.result.get("winner")
-        for player in match.result["players"]:
-            row = rows.get(match.seats[player["seat"]].name)
-            if row is None:
-                continue
-            row["played"] += 1
-            row["score"] += float(player["score"])
-            if player["outcome"] != "ok":
-                row["failures"] += 1
-            if winner == player["seat"]:
-                row["wins"] += 1
-            elif winner is None and player["rank"] == 1:
-                row["draws"] += 1
-            else:
-                row["losses"] += 1
-    table = sorted(rows.values(), key=lambda r: (-r["wins"], -r["score"], r["bot"]))
-    keys = [r["wins"] * 1e9 + r["score"] for r in table]
-    for row, rank in zip(table, competition_ranks(keys), strict=True):
-        row["rank"] = rank
+        planned = tourney.PlannedMatch(number, tuple(indices), match.options)
+        records.append(tourney.record(planned, MatchResult.model_validate(match.result)))
+    table: list[dict[str, Any]] = []
+    boards: list[dict[str, Any]] = []
+    if records:
+        ranked, board_list = tourney.standings_for(spec, bots, records)
+        table = [row.model_dump() for row in ranked]
+        boards = [board.model_dump() for board in board_list]
     return {
-        "matches": len(matches),
-        "finished": finished,
-        "failed": sum(1 for m in matches if m.status in ("error", "cancelled")),
+        "format": format_of(tournament.game),
+        "matches": len(tournament.spec["plan"]),
+        "finished": len(records),
+        "failed": failed,
         "table": table,
+        "boards": boards,
     }
+
+
+def format_of(game: str) -> str:
+    return tourney.FORMATS[game]

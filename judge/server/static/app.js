@@ -233,17 +233,18 @@ pages.tournaments = async (main) => {
   main.append(h("h1", {}, "Tournaments"));
   if (token()) {
     const picker = await gamePicker(() => {});
-    const bots = h("input", { type: "text", id: "t-bots", placeholder: "bot names, comma separated" });
-    const rounds = h("input", { type: "number", id: "t-rounds", value: "1", min: "1", max: "100" });
+    const bots = h("input", { type: "text", id: "t-bots", placeholder: "bot names, comma separated (builtin:NAME too)" });
     const out = h("div");
     const form = h("form", { class: "stack card", id: "new-tournament" }, h("label", {}, "Game"), picker.select,
-      h("label", {}, "Bots"), bots, h("label", {}, "Rounds"), rounds, h("p", {}, h("button", { type: "submit" }, "Start")), out);
+      h("label", {}, "Bots"), bots,
+      h("p", { class: "muted" }, "Each game's own format: rps round robin, roshambolo one match of all, " +
+        "liar's dice free-for-all games, counting every pair × runs."),
+      h("p", {}, h("button", { type: "submit" }, "Start")), out);
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       try {
         const t = await api("/api/tournaments", { method: "POST", json: {
-          game: picker.select.value, rounds: Number(rounds.value),
-          bots: bots.value.split(",").map((s) => s.trim()).filter(Boolean) } });
+          game: picker.select.value, bots: bots.value.split(",").map((s) => s.trim()).filter(Boolean) } });
         location.href = `/tournaments/${t.id}`;
       } catch (e) { out.replaceChildren(); showError(out, e); }
     });
@@ -263,15 +264,20 @@ pages.tournament = async (main) => {
   main.append(holder);
   async function load() {
     const t = await api(`/api/tournaments/${encodeURIComponent(id)}`);
-    const s = t.standings || { table: [], finished: 0, matches: 0 };
+    const s = t.standings || { table: [], boards: [], finished: 0, matches: t.spec.plan.length, failed: 0 };
     const matches = await api(`/api/matches?tournament=${encodeURIComponent(id)}&limit=500`);
-    holder.replaceChildren(h("h1", {}, `Tournament ${t.id} `, h("span", { class: "muted" }, `(${t.game}, ${t.spec.format})`)),
-      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} matches played`),
-      h("table", { id: "standings" }, h("thead", {}, h("tr", {}, ["rank", "bot", "played", "won", "drawn", "lost", "score", "failures"]
+    const boards = (s.boards || []).filter((b) => b.name !== "main").map((b) => [
+      h("h2", {}, `${b.name} board: ${b.description}`),
+      h("table", { class: "board" }, h("thead", {}, h("tr", {}, ["rank", "bot", "value"].map((x) => h("th", {}, x)))),
+        h("tbody", {}, b.rows.map((r) => h("tr", {}, h("td", {}, r.rank), h("td", {}, r.name), h("td", { class: "num" }, r.value)))))]);
+    holder.replaceChildren(h("h1", {}, `Tournament ${t.id} `, h("span", { class: "muted" }, `(${t.game}: ${t.spec.format})`)),
+      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} matches played`,
+        s.failed ? ` · ${s.failed} could not be run (not counted)` : ""),
+      h("table", { id: "standings" }, h("thead", {}, h("tr", {}, ["rank", "bot", "points", "won", "played", "drawn", "lost", "score", "disqualified"]
         .map((x) => h("th", {}, x)))),
-      h("tbody", {}, s.table.map((r) => h("tr", {}, [r.rank, r.bot, r.played, r.wins, r.draws, r.losses, r.score, r.failures]
+      h("tbody", {}, s.table.map((r) => h("tr", {}, [r.rank, r.name, r.points, r.games_won, r.played, r.draws, r.losses, r.score, r.disqualified]
         .map((v) => h("td", {}, v)))))),
-      h("h2", {}, "Matches"), matchTable(matches));
+      boards, h("h2", {}, "Matches"), matchTable(matches));
     return t.status;
   }
   const timer = setInterval(async () => { if ((await load()) !== "running") clearInterval(timer); }, 3000);
