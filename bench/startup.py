@@ -1,0 +1,103 @@
+"""Item 5, start-up: the cost of one bot start at each sandbox layer, over a plain spawn.
+
+For every layer the probe finds available, in interleaved rounds: start the minimal C bot
+through ``Sandbox.start``, wait for its answer to one message (so the bot really runs),
+then kill and reap it. The "over plain" figure is the per-round difference to layer
+"none" (a plain spawn in its own session), so both sides see the same machine load.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import trio
+
+from bench.common import Report, Row, Spread, c_bot, quiet_logs
+
+TARGET_OVER_PLAIN_MS = 8.0
+
+
+async def start_once(sandbox: object, bot: object) -> tuple[float, float]:
+    """(ms from start to the first answer, ms for start + answer + kill)."""
+    from judge.sandbox import Sandbox
+
+    assert isinstance(sandbox, Sandbox)
+    began = time.perf_counter()
+    proc = await sandbox.start(bot, seed=1)  # type: ignore[arg-type]
+    stdin, stdout = proc.process.stdin, proc.process.stdout
+    assert stdin is not None and stdout is not None
+    await stdin.send_all(b"Y 1\n.\n")
+    received = b""
+    with trio.fail_after(10):
+        while not received.endswith(b".\n"):
+            chunk = await stdout.receive_some(4096)
+            if not chunk:
+                raise RuntimeError(f"the bot died at start ({sandbox.layer})")
+            received += chunk
+    answered = time.perf_counter()
+    await proc.kill()
+    for stream in (proc.process.stdin, proc.process.stdout, proc.process.stderr):
+        if stream is not None:
+            await stream.aclose()
+    return (answered - began) * 1e3, (time.perf_counter() - began) * 1e3
+
+
+def run(quick: bool = False) -> Report:
+    from judge.sandbox.base import LAYERS
+    from judge.sandbox.probe import probe
+    from judge.sandbox.select import sandbox_for
+
+    quiet_logs()
+    report = Report("startup")
+    available = [layer for layer in LAYERS if probe().available.get(layer)]
+    rounds = 5 if quick else 60
+    bot = c_bot("floor_bot")
+    samples: dict[str, list[tuple[float, float]]] = {layer: [] for layer in available}
+    cpu_ms: dict[str, float] = dict.fromkeys(available, 0.0)
+
+    async def main() -> None:
+        sandboxes = {layer: sandbox_for(layer) for layer in available}
+        for layer in available:  # warm-up: launcher build, first cgroup, imports
+            await start_once(sandboxes[layer], bot)
+        for _ in range(rounds):
+            for layer in available:
+                cpu = time.process_time()
+                samples[layer].append(await start_once(sandboxes[layer], bot))
+                cpu_ms[layer] += (time.process_time() - cpu) * 1e3
+
+    trio.run(main)
+    report.data = {"samples": samples, "judge_cpu_ms_total": cpu_ms, "rounds": rounds,
+                   "unavailable": {k: v for k, v in probe().reasons.items() if k not in available}}
+    plain = [s[0] for s in samples["none"]]
+    for layer in available:
+        first = [s[0] for s in samples[layer]]
+        full = [s[1] for s in samples[layer]]
+        report.add(Row("5 start-up", f"start to first answer, layer {layer}", Spread.of(first), "ms",
+                       digits=2, note=f"judge CPU {cpu_ms[layer] / rounds:.2f} ms/start"))
+        report.add(Row("5 start-up", f"start + answer + kill, layer {layer}", Spread.of(full), "ms",
+                       digits=2))
+        if layer != "none":
+            over = Spread.of([a - b for a, b in zip(first, plain, strict=True)])
+            report.add(Row("5 start-up", f"layer {layer} over plain spawn (same round)", over, "ms",
+                           f"<= {TARGET_OVER_PLAIN_MS:g}", over.median <= TARGET_OVER_PLAIN_MS,
+                           digits=2))
+    for layer in LAYERS:
+        if layer not in available:
+            report.add(Row("5 start-up", f"layer {layer}", None, "", note="not available here"))
+    return report
+
+
+def main() -> None:
+    from bench.common import print_table
+
+    quick = "--quick" in sys.argv
+    report = run(quick)
+    report.save(quick)
+    print_table(report.rows, "start-up")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    main()

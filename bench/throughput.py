@@ -1,0 +1,110 @@
+"""Item 3, throughput: 1000-turn rps matches per second with all cores in use.
+
+Matches go through ``judge.parallel.run_matches`` (one judge process per core, each
+running ``per_worker`` matches at once). Levels: C bots at several concurrencies, one
+judge process for comparison (same run, interleaved), Python bots, and the sandbox on
+(the strongest layer the probe finds, whatever layers exist here).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import trio
+
+from bench.common import Report, Row, Spread, c_bot, paired_ratios, python_rps_bot, quiet_logs, rps_spec
+
+TARGET_MATCHES_PER_S = 60.0
+
+
+async def level(
+    bots: Any, matches: int, workers: int, per_worker: int, layer: str | None, turns: int
+) -> dict[str, float]:
+    from judge.parallel import ParallelStats, run_matches
+
+    specs = [rps_spec(bots, turns, seed=i) for i in range(matches)]
+    stats = ParallelStats()
+    began = time.perf_counter()
+    results = await run_matches(
+        specs, workers=workers, per_worker=per_worker, sandbox_layer=layer, stats=stats
+    )
+    wall = time.perf_counter() - began
+    bad = [p.outcome for r in results for p in r.players if p.outcome != "ok"]
+    played = sum(r.turns for r in results)
+    return {
+        "matches_per_s": len(results) / wall,
+        "judge_cpu_us_per_turn": stats.judge_cpu_s / max(played, 1) * 1e6,
+        "failures": len(bad),
+        "sandbox": results[0].sandbox if results else "",
+    }
+
+
+def run(quick: bool = False) -> Report:
+    from judge.parallel import default_workers
+    from judge.sandbox.probe import probe
+
+    quiet_logs()
+    report = Report("throughput")
+    cores = default_workers()
+    repeats, matches, turns = (1, 4, 200) if quick else (3, 48, 1000)
+    concurrency = [2] if quick else [1, 2, 4, 8, 16]
+    strongest = probe().strongest
+    c_pair = [c_bot(label="a"), c_bot(label="b")]
+    py_pair = [python_rps_bot("a"), python_rps_bot("b")]
+    # (label, bots, workers, per_worker, layer)
+    configs: list[tuple[str, Any, int, int, str | None]] = [
+        (f"C bots, {cores} judges x {k}", c_pair, cores, k, "none") for k in concurrency
+    ]
+    best_k = 2 if quick else 8
+    configs += [
+        (f"C bots, 1 judge x {best_k * cores}", c_pair, 1, best_k * cores, "none"),
+        (f"Python bots, {cores} judges x {best_k}", py_pair, cores, best_k, "none"),
+        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}", c_pair, cores, best_k, None),
+    ]
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label, *_ in configs}
+
+    async def main() -> None:
+        # Warm the worker processes (their imports) before anything is timed.
+        await level(c_pair, cores, cores, 1, "none", 10)
+        for _ in range(repeats):
+            for label, bots, workers, per_worker, layer in configs:
+                runs[label].append(await level(bots, matches, workers, per_worker, layer, turns))
+
+    trio.run(main)
+    report.data = {"runs": runs, "matches": matches, "turns": turns, "cores": cores}
+    main_label = f"C bots, {cores} judges x {best_k}"
+    for label, *_ in configs:
+        rates = Spread.of([r["matches_per_s"] for r in runs[label]])
+        failures = sum(int(r["failures"]) for r in runs[label])
+        is_main = label == main_label
+        met = rates.median >= TARGET_MATCHES_PER_S if is_main and not quick else None
+        report.add(Row("3 throughput", f"{turns}-turn rps matches/s, {label}", rates, "/s",
+                       f">= {TARGET_MATCHES_PER_S:g}" if is_main else "", met,
+                       f"{failures} DQ" if failures else ""))
+    for label in (main_label, f"C bots, sandbox {strongest}, {cores} judges x {best_k}"):
+        cpu = Spread.of([r["judge_cpu_us_per_turn"] for r in runs[label]])
+        report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu, "µs"))
+    single = f"C bots, 1 judge x {best_k * cores}"
+    report.add(Row("3 throughput", f"matches/s {cores} judges / 1 judge (same run)",
+                   paired_ratios([r["matches_per_s"] for r in runs[main_label]],
+                                 [r["matches_per_s"] for r in runs[single]]), "x", digits=2))
+    sandboxed = f"C bots, sandbox {strongest}, {cores} judges x {best_k}"
+    report.add(Row("3 throughput", f"matches/s sandboxed ({strongest}) / plain (same run)",
+                   paired_ratios([r["matches_per_s"] for r in runs[sandboxed]],
+                                 [r["matches_per_s"] for r in runs[main_label]]), "x", digits=2))
+    return report
+
+
+def main() -> None:
+    from bench.common import print_table
+
+    quick = "--quick" in sys.argv
+    report = run(quick)
+    report.save(quick)
+    print_table(report.rows, "throughput")
+
+
+if __name__ == "__main__":
+    main()
