@@ -69,7 +69,8 @@ class ReplayHeader(BaseModel):
 
 
 def compact_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    # ASCII escapes: a name with undecodable bytes (a lone surrogate) still writes.
+    return json.dumps(data, separators=(",", ":"))
 
 
 def header_line(meta: dict[str, Any]) -> str:

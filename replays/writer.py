@@ -38,7 +38,8 @@ class ReplayWriter:
         self.closed = False
 
     def __call__(self, line: str) -> None:
-        data = line.encode("utf-8")
+        # Never fail a match over an unencodable character; verify would show the line.
+        data = line.encode("utf-8", errors="backslashreplace")
         if not data.endswith(b"\n"):
             data += b"\n"
         if data.startswith(RESULT_PREFIX):
