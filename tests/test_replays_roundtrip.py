@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -92,7 +91,9 @@ async def test_liars_dice_goes_on_after_a_mover_is_disqualified(tmp_path: Path) 
     # Seat B answers garbage on its first turn; the other two play the game to its end,
     # so the verifier must follow the runner retrying the turn with the next mover.
     path = tmp_path / "ld.replay"
-    bots = [builtin("liarsdice", "computer"), misbehaving("illegal", 1), builtin("liarsdice", "robot")]
+    bots = [
+        builtin("liarsdice", "computer"), misbehaving("illegal", 1), builtin("liarsdice", "robot")
+    ]
     result = await record(path, "liarsdice", bots=bots, seed=5)
     assert [p.outcome for p in result.players] == ["ok", "invalid_order", "ok"]
     assert result.winner is not None and result.turns > 1
@@ -124,17 +125,26 @@ async def test_a_changed_result_is_named(tmp_path: Path) -> None:
     assert "rank: recorded 3" in report.difference.message
 
 
-def test_the_generic_renderer_serves_games_without_their_own(tmp_path: Path) -> None:
-    header_games = set(all_games()) - set(RENDERERS)
-    # Every game today has a renderer; an unregistered name must still render generically.
-    assert "rps" in RENDERERS and not header_games - set(all_games())
+def test_a_game_without_a_renderer_gets_the_generic_one() -> None:
     from replays.format import PlayerInfo, ReplayHeader
 
-    header = ReplayHeader(
-        version=1, game="rps", seed=1, options={"turns": 3},
-        players=[PlayerInfo(seat=0, label="1", name="a"), PlayerInfo(seat=1, label="2", name="b")],
-    )
-    generic = Renderer(header)
-    text = generic.turn(Turn(1, "0 1 R P", 2)).plain
+    players = [PlayerInfo(seat=0, label="1", name="a"), PlayerInfo(seat=1, label="2", name="b")]
+    header = ReplayHeader(version=1, game="rps", seed=1, options={"turns": 3}, players=players)
+    assert type(renderer_for(header)) is RENDERERS["rps"]
+    unregistered = header.model_copy(update={"game": "not-registered"})
+    assert type(renderer_for(unregistered)) is Renderer
+    # The generic renderer shows the line, and the orders when the game is installed.
+    text = Renderer(header).turn(Turn(1, "0 1 R P", 2)).plain
     assert "0 1 R P" in text and "a R" in text and "b P" in text
-    assert sys.modules["replays.render"].renderer_for(header).__class__ is RENDERERS["rps"]
+    assert Renderer(unregistered).turn(Turn(7, "whatever it is", 8)).plain.split() == [
+        "7", "whatever", "it", "is"
+    ]
+
+
+async def test_a_name_with_undecodable_bytes_still_records(tmp_path: Path) -> None:
+    # A bot file name that is not valid UTF-8 reaches Python as a lone surrogate.
+    odd = builtin("rps", "rock").model_copy(update={"name": "bot\udcff"})
+    path = tmp_path / "odd.replay"
+    result = await record(path, "rps", bots=[odd, builtin("rps", "paper")])
+    assert result.turns == 60
+    assert verify_file(path).ok
