@@ -3,11 +3,11 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 
 import trio
 
 from judge.models import BotSpec
+from judge.sandbox import procs
 from judge.sandbox.base import BotProcess, Sandbox, SandboxError, minimal_env
 
 
@@ -24,6 +24,10 @@ class PlainProcess(BotProcess):
                 os.killpg(self.process.pid, signal.SIGKILL)
         with trio.CancelScope(shield=True):
             await self.process.wait()
+            procs.forget(self.process.pid)
+            # What the bot left in its session came back to the judge (a subreaper).
+            await procs.reap_adopted_until_clear()
+            procs.forget_session(self.process.pid)
 
 
 class PlainSandbox(Sandbox):
@@ -34,13 +38,8 @@ class PlainSandbox(Sandbox):
     async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
         cwd = bot.cwd or bot.box
         try:
-            process = await trio.lowlevel.open_process(
+            process = await procs.spawn(
                 list(bot.argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                close_fds=True,
                 cwd=str(cwd) if cwd else None,
                 env=minimal_env(bot, seed=seed, home=cwd),
             )

@@ -176,7 +176,7 @@ def _is_bot_leftover(pid: int, fields: list[str], extra: set[int]) -> bool:
     if pid in extra:
         return True
     try:
-        sid = int(fields[4])
+        sid = int(fields[3])
     except (IndexError, ValueError):
         return False
     if sid in _bot_sessions:

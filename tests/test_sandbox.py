@@ -1,0 +1,217 @@
+"""The sandbox layers with well-behaved bots: every language runs at every layer, the
+probe and layer selection, pausing, and the limits that are not attacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from judge.bots import builtin_spec, resolve
+from judge.cli import main
+from judge.models import BotSpec, MatchSpec
+from judge.runner import run_match
+from judge.sandbox.base import LAYERS, Sandbox, SandboxError, SandboxLimits
+from judge.sandbox.fairness import match_limiter
+from judge.sandbox.probe import probe
+from judge.sandbox.select import default_sandbox, sandbox_for
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "bots" / "examples"
+
+
+@pytest.fixture(params=LAYERS)
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    report = probe()
+    layer: str = request.param
+    if not report.available.get(layer):
+        pytest.skip(f"sandbox layer {layer} unavailable here: {report.reasons[layer]}")
+    return sandbox_for(layer)
+
+
+EXAMPLE_BOTS = {
+    "c": "bots/examples/c/rps_bot.c",
+    "js": "node bots/examples/js/rps.js",
+    "sh": "bots/examples/sh/rps.sh",
+    "python": "bots/examples/python/rps_bot.py",
+    "builtin": "cycle",
+}
+
+
+@pytest.mark.parametrize("language", sorted(EXAMPLE_BOTS))
+async def test_every_language_plays_at_every_layer(sandbox: Sandbox, language: str) -> None:
+    if language == "js" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        bot = resolve(EXAMPLE_BOTS[language], "rps")
+    finally:
+        os.chdir(cwd)
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], seed=3,
+                     options={"turns": 50})
+    result = await run_match(spec, sandbox=sandbox)
+    assert result.sandbox == sandbox.layer
+    assert [p.outcome for p in result.players] == ["ok", "ok"], result.players
+    assert result.turns == 50
+
+
+async def test_liars_dice_pauses_the_idle_bot(sandbox: Sandbox, tmp_path: Path) -> None:
+    spec = MatchSpec(
+        game="liarsdice", bots=[builtin_spec("liarsdice", "computer"),
+                                builtin_spec("liarsdice", "robot")], seed=5,
+    )
+    assert spec.pause_idle
+    paused = await run_match(spec, sandbox=sandbox, replay_path=tmp_path / "a.jsonl")
+    unpaused = await run_match(spec.model_copy(update={"pause_idle": False}), sandbox=sandbox,
+                               replay_path=tmp_path / "b.jsonl")
+    assert [p.outcome for p in paused.players] == ["ok", "ok"], paused.players
+    assert paused.turns == unpaused.turns > 1
+    # Pausing changes nothing the game sees: the same turns, line for line.
+    body = [line for line in (tmp_path / "a.jsonl").read_text().splitlines()
+            if not line.startswith("#")]
+    assert body == [line for line in (tmp_path / "b.jsonl").read_text().splitlines()
+                    if not line.startswith("#")]
+
+
+def _cpu_ticks(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def _tree(pid: int) -> list[int]:
+    from judge.sandbox.procs import descendants
+
+    return [pid, *descendants(pid)]
+
+
+async def test_pause_stops_the_whole_tree_and_resume_restarts_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A bot that spins in two processes uses no CPU while paused."""
+    box = tmp_path / "box"
+    box.mkdir(mode=0o755)
+    box.chmod(0o755)
+    script = box / "spin.sh"
+    script.write_text("#!/bin/sh\n( while :; do :; done ) &\nwhile :; do :; done\n")
+    script.chmod(0o755)
+    bot = BotSpec(name="spinner", argv=(str(script),), cwd=box, box=box)
+    proc = await sandbox.start(bot, seed=1)
+    try:
+        await trio.sleep(0.3)
+        tree = _tree(proc.pid)
+        proc.pause()
+        await trio.sleep(0.1)  # a cgroup freeze completes asynchronously
+        frozen = _cpu_ticks(tree)
+        await trio.sleep(0.5)
+        assert _cpu_ticks(tree) == frozen
+        proc.resume()
+        await trio.sleep(0.5)
+        assert _cpu_ticks(tree) > frozen
+    finally:
+        await proc.kill()
+    assert proc.exit_status() is not None
+    assert [pid for pid in tree if _left_over(pid)] == []
+
+
+def _left_over(pid: int) -> bool:
+    """Still running, or a zombie this process never reaped."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z" or int(fields[1]) == os.getpid()
+
+
+async def test_a_missing_program_is_a_start_failure(sandbox: Sandbox) -> None:
+    bot = BotSpec(name="ghost", argv=("/nonexistent/bot",))
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3})
+    result = await run_match(spec, sandbox=sandbox)
+    assert result.players[0].outcome in ("start_failed", "crash")
+    assert result.players[1].outcome == "ok"
+
+
+async def test_cpu_seconds_backstop_kills_a_spinner() -> None:
+    """RLIMIT_CPU ends a bot that spins past its CPU budget even with a long deadline
+    (SIGXCPU at the soft limit; SIGKILL a second later if the bot catches that)."""
+    report = probe()
+    if not report.available.get("base"):
+        pytest.skip(f"base layer unavailable: {report.reasons['base']}")
+    sandbox = sandbox_for("base", SandboxLimits(cpu_seconds=1))
+    bot = BotSpec(name="spin", argv=("/bin/sh", "-c", "while :; do :; done"))
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
+                     turn_deadline=30.0, startup_allowance=0)
+    result = await run_match(spec, sandbox=sandbox)
+    assert result.players[0].outcome == "crash"
+    assert result.players[0].reason == f"killed by signal {signal.SIGXCPU.value}"
+
+
+def test_default_is_the_strongest_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BOTJUDGE_SANDBOX", raising=False)
+    monkeypatch.delenv("BOTJUDGE_MIN_SANDBOX", raising=False)
+    assert default_sandbox().layer == probe().strongest
+    monkeypatch.setenv("BOTJUDGE_SANDBOX", "none")
+    assert default_sandbox().layer == "none"
+    with pytest.raises(SandboxError, match="below the required minimum 'base'"):
+        default_sandbox(minimum="base")
+    with pytest.raises(SandboxError, match="unknown sandbox layer 'steel'"):
+        default_sandbox("steel")
+
+
+def test_cli_refuses_below_the_minimum_layer() -> None:
+    runner = CliRunner()
+    result = runner.invoke(main, ["match", "rps", "rock", "paper", "--turns", "3",
+                                  "--sandbox", "none", "--min-sandbox", "base"])
+    assert result.exit_code == 1
+    assert "sandbox layer 'none' is below the required minimum 'base'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_records_the_layer_in_result_and_replay(tmp_path: Path) -> None:
+    layer = probe().strongest
+    replay = tmp_path / "m.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "match", "rps", "rock", "paper", "--turns", "3",
+         "--json", "--replay", str(replay)],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+        env={**os.environ, "BOTJUDGE_SANDBOX": ""},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["sandbox"] == layer
+    header = json.loads(replay.read_text().splitlines()[0].split(" ", 1)[1])
+    assert header["sandbox"] == layer
+
+
+def test_judge_sandbox_reports_every_layer() -> None:
+    result = CliRunner().invoke(main, ["sandbox", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert list(report["layers"]) == list(LAYERS)
+    assert report["layers"]["none"]["available"] is True
+    for layer, found in report["layers"].items():
+        assert found["detail"], layer  # a reason for every layer, present or not
+    assert report["strongest"] == probe().strongest
+    text = CliRunner().invoke(main, ["sandbox"]).output
+    assert f"strongest available: {probe().strongest}" in text
+
+
+async def test_match_limiter_is_shared_and_configurable() -> None:
+    first = match_limiter()
+    assert match_limiter() is first
+    assert first.total_tokens == len(os.sched_getaffinity(0))
+    match_limiter(3)
+    assert first.total_tokens == 3
