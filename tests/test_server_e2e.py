@@ -209,3 +209,21 @@ def test_the_ladder_plays_by_itself(tmp_path: Path) -> None:
         assert [r["score"] for r in board] == sorted((r["score"] for r in board), reverse=True)
         ladder = client.get("/api/matches?kind=ladder&status=finished").json()
         assert ladder and all(m["rated"] for m in ladder)
+
+
+def test_serve_usage_errors_and_a_new_admin_token(tmp_path: Path) -> None:
+    bad = judge("serve", "--sandbox", "nonsense", "--data", str(tmp_path / "x"))
+    assert bad.returncode == 2 and "nonsense" in bad.stderr and "Traceback" not in bad.stderr
+    missing = judge("admin-token", "--data", str(tmp_path / "nothing"))
+    assert missing.returncode == 2 and "no judge server data" in missing.stderr
+    data = tmp_path / "data"
+    with running_server(data, "--no-ladder") as first:
+        busy = judge("serve", "--port", str(first.port), "--data", str(tmp_path / "other"))
+        assert busy.returncode == 1 and "Traceback" not in busy.stderr
+        assert f"127.0.0.1:{first.port}" in busy.stderr
+    issued = judge("admin-token", "--data", str(data))
+    assert issued.returncode == 0
+    token = issued.stdout.strip()
+    with running_server(data, "--no-ladder") as again:
+        me = again.client(token).get("/api/me").json()
+        assert me["name"] == "admin" and me["is_admin"] is True

@@ -59,6 +59,13 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="largest upload in bytes",
 )
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
+@click.option(
+    "--sandbox",
+    "layer",
+    default=None,
+    help="sandbox layer for bots (default: the strongest available; see judge sandbox)",
+)
+@click.option("--min-sandbox", default=None, help="refuse to start below this sandbox layer")
 def serve_command(
     host: str,
     port: int,
@@ -68,6 +75,8 @@ def serve_command(
     open_registration: bool,
     max_upload: int,
     deadline: float,
+    layer: str | None,
+    min_sandbox: str | None,
 ) -> None:
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
@@ -91,7 +100,49 @@ def serve_command(
     )
     if concurrency is not None:
         config.concurrency = concurrency
-    main(config)
+    from judge.sandbox import SandboxError
+    from judge.sandbox.select import default_sandbox
+
+    try:
+        sandbox = default_sandbox(layer, min_sandbox)
+    except SandboxError as exc:
+        raise click.UsageError(str(exc)) from None
+    main(config, sandbox)
+
+
+@click.command("admin-token")
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("judge-data"),
+    show_default=True,
+    help="the server's data directory",
+)
+def admin_token(data: Path) -> None:
+    """Print a new token for the server's admin (when the first one is lost)."""
+    import trio
+
+    from judge.server.service import hash_token, new_token
+    from judge.server.sqlite import SQLiteStorage
+
+    db = data / "judge.sqlite3"
+    if not db.is_file():
+        raise click.UsageError(f"{data} holds no judge server data (no {db.name})")
+
+    async def issue() -> str:
+        storage = SQLiteStorage(db)
+        await storage.open()
+        try:
+            admins = [u for u in await storage.list_users() if u.is_admin]
+            if not admins:
+                raise click.ClickException("the server has no admin account")
+            token = new_token()
+            await storage.add_token(admins[0].id, hash_token(token), "judge admin-token")
+            return token
+        finally:
+            await storage.close()
+
+    click.echo(trio.run(issue))
 
 
 # -- the client -------------------------------------------------------------------
@@ -311,4 +362,4 @@ def _print_match(match: dict[str, Any], as_json: bool) -> None:
         raise SystemExit(1)
 
 
-COMMANDS = [serve_command, submit, remote]
+COMMANDS = [serve_command, admin_token, submit, remote]

@@ -8,6 +8,7 @@ through its ``shutdown_trigger``, never by cancelling it, so shutdown is an even
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 from collections.abc import Callable
 
@@ -48,6 +49,10 @@ async def run_server(
 ) -> None:
     """Serve until SIGINT/SIGTERM (or ``stop``); then stop accepting, end streams, stop matches."""
     stop = trio.Event() if stop is None else stop
+    if config.port:
+        # Fail before anything starts: anycorn's own bind error arrives tangled with its
+        # lifespan task's cancellation.
+        _check_bindable(config.host, config.port)
     service = Service(config, SQLiteStorage(config.db_path), sandbox)
     await service.open()
     streams_end = anyio.Event()
@@ -98,16 +103,26 @@ async def run_server(
             await service.close()
 
 
-def main(config: ServerConfig) -> None:
+def _check_bindable(host: str, port: int) -> None:
+    for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+        return
+
+
+def main(config: ServerConfig, sandbox: Sandbox | None = None) -> None:
     def announce(line: str) -> None:
         print(line, flush=True)
 
     try:
-        trio.run(lambda: run_server(config, announce=announce))
+        trio.run(lambda: run_server(config, sandbox=sandbox, announce=announce))
+    except* RuntimeError as group:  # storage that cannot be used (newer schema, ...)
+        print(f"judge serve: {group.exceptions[0]}", file=sys.stderr)
+        raise SystemExit(1) from None
     except* OSError as group:
         exc = group.exceptions[0]
-        message = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(
-            f"judge serve: cannot serve on {config.host}:{config.port}: {message}", file=sys.stderr
-        )
+        assert isinstance(exc, OSError)
+        where = exc.filename or f"{config.host}:{config.port}"
+        print(f"judge serve: {where}: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(1) from None
