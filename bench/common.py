@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import platform
 import shutil
@@ -68,8 +69,8 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     if not ordered:
         raise ValueError("no values")
-    rank = max(0, min(len(ordered) - 1, round(fraction * len(ordered) + 0.5) - 1))
-    return ordered[rank]
+    rank = math.ceil(fraction * len(ordered) - 1e-9)  # 1-based, the smallest covering `fraction`
+    return ordered[max(0, min(len(ordered), rank) - 1)]
 
 
 @dataclass

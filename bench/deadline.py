@@ -44,7 +44,8 @@ def run(quick: bool = False) -> Report:
         async def load(i: int) -> None:
             # Busy matches that keep the judge loop and both cores working until the end.
             while not done.is_set():
-                result = await run_match(rps_spec([c_bot(label="a"), c_bot(label="b")], 2000, seed=i))
+                pair = [c_bot(label="a"), c_bot(label="b")]
+                result = await run_match(rps_spec(pair, 2000, seed=i))
                 outcomes["load"].append({"turns": result.turns,
                                          "ok": all(p.outcome == "ok" for p in result.players)})
 
@@ -84,8 +85,9 @@ def run(quick: bool = False) -> Report:
         report.add(Row("6 deadline", "900 ms answers as the judge measured them (max per bot)",
                        Spread.of(seen_900), "ms"))
     load_ok = all(o["ok"] for o in outcomes["load"])
-    report.add(Row("6 deadline", "busy matches played alongside", Spread.of([len(outcomes["load"])]),
-                   "matches", note="all ok" if load_ok else "some DQ", digits=0))
+    report.add(Row("6 deadline", "busy matches played alongside",
+                   Spread.of([len(outcomes["load"])]), "matches",
+                   note="all ok" if load_ok else "some DQ", digits=0))
     return report
 
 

@@ -34,7 +34,8 @@ async def one_match(turns: int) -> tuple[float, float]:
 
 
 def measure(quick: bool = False) -> dict[str, list[float]]:
-    repeats, turns, long_turns, floor_turns = (2, 200, 1000, 2000) if quick else (7, 1000, 5000, 20_000)
+    sizes = (2, 200, 1000, 2000) if quick else (7, 1000, 5000, 20_000)
+    repeats, turns, long_turns, floor_turns = sizes
     series: dict[str, list[float]] = {
         "cpu_us": [], "wall_us": [], "marginal_cpu_us": [], "marginal_wall_us": [],
         "floor_cpu_us": [], "floor_wall_us": [],
@@ -67,7 +68,8 @@ def run(quick: bool = False) -> Report:
                    marginal, "µs", f"<= {TARGET_CPU_US:g}", marginal.median <= TARGET_CPU_US))
     report.add(Row("2 overhead", "judge CPU per turn of a 1000-turn match (start/stop incl.)",
                    Spread.of(s["cpu_us"]), "µs"))
-    report.add(Row("2 overhead", "wall per turn of a 1000-turn match", Spread.of(s["wall_us"]), "µs"))
+    report.add(Row("2 overhead", "wall per turn of a 1000-turn match",
+                   Spread.of(s["wall_us"]), "µs"))
     report.add(Row("2 overhead", "judge CPU per turn / C floor judge CPU (same run)",
                    paired_ratios(s["marginal_cpu_us"], s["floor_cpu_us"]), "x"))
     report.add(Row("2 overhead", "wall per turn / C floor wall (same run)",

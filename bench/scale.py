@@ -112,7 +112,8 @@ def run(quick: bool = False) -> Report:
     for level in data:
         matches = int(level["matches"])
         bots = float(level["peak_bots"])
-        per_match_rss = (float(level["peak_rss_mb"]) - float(level["idle_rss_mb"])) / max(matches, 1)
+        grown = float(level["peak_rss_mb"]) - float(level["idle_rss_mb"])
+        per_match_rss = grown / max(matches, 1)
         per_match_fds = (float(level["peak_fds"]) - float(level["idle_fds"])) / max(matches, 1)
         top = level is data[-1] and not quick
         report.add(Row("7 scale", f"{matches} concurrent matches: peak live bot processes",

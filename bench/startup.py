@@ -74,8 +74,8 @@ def run(quick: bool = False) -> Report:
     for layer in available:
         first = [s[0] for s in samples[layer]]
         full = [s[1] for s in samples[layer]]
-        report.add(Row("5 start-up", f"start to first answer, layer {layer}", Spread.of(first), "ms",
-                       digits=2, note=f"judge CPU {cpu_ms[layer] / rounds:.2f} ms/start"))
+        report.add(Row("5 start-up", f"start to first answer, layer {layer}", Spread.of(first),
+                       "ms", digits=2, note=f"judge CPU {cpu_ms[layer] / rounds:.2f} ms/start"))
         report.add(Row("5 start-up", f"start + answer + kill, layer {layer}", Spread.of(full), "ms",
                        digits=2))
         if layer != "none":

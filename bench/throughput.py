@@ -14,7 +14,16 @@ from typing import Any
 
 import trio
 
-from bench.common import Report, Row, Spread, c_bot, paired_ratios, python_rps_bot, quiet_logs, rps_spec
+from bench.common import (
+    Report,
+    Row,
+    Spread,
+    c_bot,
+    paired_ratios,
+    python_rps_bot,
+    quiet_logs,
+    rps_spec,
+)
 
 TARGET_MATCHES_PER_S = 60.0
 
@@ -85,7 +94,8 @@ def run(quick: bool = False) -> Report:
                        f"{failures} DQ" if failures else ""))
     for label in (main_label, f"C bots, sandbox {strongest}, {cores} judges x {best_k}"):
         cpu = Spread.of([r["judge_cpu_us_per_turn"] for r in runs[label]])
-        report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu, "µs"))
+        report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu,
+                       "µs"))
     single = f"C bots, 1 judge x {best_k * cores}"
     report.add(Row("3 throughput", f"matches/s {cores} judges / 1 judge (same run)",
                    paired_ratios([r["matches_per_s"] for r in runs[main_label]],

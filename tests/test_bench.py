@@ -1,0 +1,147 @@
+"""The bench's own logic: statistics, ratios, the reference runners against the judge, quick mode.
+
+No timing is asserted anywhere: figures depend on the machine; their plumbing does not.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from bench import arenas
+from bench.arena import counting_specs, judge_counting_scores
+from bench.common import RESULTS_DIR, Spread, paired_ratios, percentile
+from judge.bots import resolve
+from judge.games.counting import score_round
+from judge.models import MatchSpec
+from judge.parallel import ParallelStats, run_matches
+from judge.runner import run_match
+
+
+def test_spread_is_median_and_range() -> None:
+    spread = Spread.of([3.0, 1.0, 2.0, 10.0])
+    assert (spread.median, spread.low, spread.high, spread.runs) == (2.5, 1.0, 10.0, 4)
+    assert spread.scaled(2).median == 5.0
+    assert spread.text(1) == "2.5 (1.0..10.0)"
+    with pytest.raises(ValueError):
+        Spread.of([])
+
+
+def test_paired_ratios_divide_run_by_run() -> None:
+    ratios = paired_ratios([2.0, 9.0, 4.0], [1.0, 3.0, 4.0])
+    assert (ratios.median, ratios.low, ratios.high) == (2.0, 1.0, 3.0)
+    # A run whose denominator is zero has no ratio; it is left out, not divided by.
+    assert paired_ratios([1.0, 5.0], [0.0, 5.0]).runs == 1
+    with pytest.raises(ValueError):
+        paired_ratios([1.0], [1.0, 2.0])
+
+
+def test_percentile_nearest_rank() -> None:
+    values = list(range(1, 101))
+    assert percentile(values, 0.5) == 50
+    assert percentile(values, 0.99) == 99
+    assert percentile(values, 1.0) == 100
+    assert percentile([7.0], 0.9) == 7.0
+
+
+def test_reference_counting_round_matches_the_game() -> None:
+    for a in range(1, 101):
+        for b in range(1, 101):
+            assert arenas.counting_round(a, b) == score_round(a, b)
+
+
+def test_legacy_strategy_uses_turn() -> None:
+    fighter = arenas.load(arenas.COUNTING_DIR / "desperate_fighter.py")
+    assert arenas.counting_choice(fighter, [(50, False)]) == 1
+    assert arenas.counting_choice(fighter, [(70, False)]) == 100
+
+
+DETERMINISTIC = ["crab", "desperate_fighter", "grim_trigger", "naiive", "shortcut", "tit_for_tat"]
+
+
+async def test_reference_counting_scores_equal_the_judges() -> None:
+    """The in-process arena and our judge (adapters, real processes) score the same."""
+    paths = [arenas.COUNTING_DIR / f"{name}.py" for name in DETERMINISTIC]
+    modules = [arenas.load(path) for path in paths]
+    ref_scores, ref_wins = arenas.counting_arena(modules, rounds=30, runs=1)
+    bots = [resolve(str(path), "counting") for path in paths]
+    specs = [MatchSpec(game="counting", bots=[bots[i], bots[j]], options={"rounds": 30})
+             for i in range(len(bots)) for j in range(i)]
+    stats = ParallelStats()
+    results = await run_matches(specs, workers=2, per_worker=4, sandbox_layer="none", stats=stats)
+    assert len(results) == len(specs) == 15
+    assert all(p.outcome == "ok" for r in results for p in r.players)
+    index = {name: k for k, name in enumerate(DETERMINISTIC)}
+    scores = [0.0] * len(paths)
+    wins = [0] * len(paths)
+    for result in results:
+        a, b = result.players
+        scores[index[a.name]] += a.score
+        scores[index[b.name]] += b.score
+        if a.score != b.score:
+            wins[index[(a if a.score > b.score else b).name]] += 1
+    assert scores == ref_scores
+    assert wins == ref_wins
+    assert stats.batches >= 2 and stats.judge_cpu_s > 0
+
+
+def test_counting_specs_follow_the_arena_order() -> None:
+    specs = counting_specs(rounds=5, runs=2, count=4)
+    assert len(specs) == 2 * 6
+    names = [path.stem for path in arenas.counting_files()[:4]]
+    pairs = [(s.bots[0].name, s.bots[1].name) for s in specs[:6]]
+    assert pairs == [(names[i], names[j]) for i in range(4) for j in range(i)]
+    assert len({s.seed for s in specs}) == len(specs)
+
+
+def test_judge_counting_scores_sum_points_and_wins() -> None:
+    from judge.models import MatchResult, PlayerResult
+
+    def result(a: str, sa: float, b: str, sb: float) -> MatchResult:
+        players = [PlayerResult(name=n, seat=k, label=str(k + 1), score=s, rank=1, outcome="ok")
+                   for k, (n, s) in enumerate(((a, sa), (b, sb)))]
+        return MatchResult(match_id="x", game="counting", seed=0, options={}, turns=1,
+                           players=players, winner=None, draw=True)
+
+    names = [path.stem for path in arenas.counting_files()[:3]]
+    scores, wins = judge_counting_scores(
+        [result(names[1], 10, names[0], 4), result(names[2], 6, names[1], 6)], 3)
+    assert scores == [4, 16, 6]
+    assert wins == [0, 1, 0]
+
+
+async def test_reference_roshambolo_agrees_with_the_judge() -> None:
+    paths = [arenas.ROSHAMBOLO_DIR / "rock.py", arenas.ROSHAMBOLO_DIR / "counter.py"]
+    won = arenas.roshambolo_tourney([arenas.load(p) for p in paths], rounds=3, race_to=10,
+                                    rng=random.Random(5))
+    bots = [resolve(str(p), "roshambolo") for p in paths]
+    result = await run_match(MatchSpec(game="roshambolo", bots=bots, seed=5,
+                                       options={"rounds": 3, "race_to": 10}))
+    assert won == [0, 3]
+    assert [p.score for p in result.players] == [0, 3]
+
+
+def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.__main__ import ITEMS, main
+
+    assert main(["--quick"]) == 0
+    table = capsys.readouterr().out
+    for item in ITEMS:
+        payload = json.loads((RESULTS_DIR / f"{item}-quick.json").read_text())
+        assert payload["quick"] is True and payload["rows"], item
+        assert any(row["value"] is not None for row in payload["rows"]), item
+    for label in ("1 floor", "2 overhead", "3 throughput", "4 arenas", "5 start-up",
+                  "6 deadline", "7 scale"):
+        assert label in table
+    deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]
+    # The bench's deadline bots really are slow: 1,100 ms answers are disqualified.
+    assert all(o["outcome"] == "timeout" for o in deadline["1100"])
+
+
+def test_unknown_item_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.__main__ import main
+
+    assert main(["nonsense"]) == 2
+    assert "unknown bench item" in capsys.readouterr().err
