@@ -413,14 +413,20 @@ class Service:
     async def _dispatch(self, nursery: trio.Nursery) -> None:
         while True:
             await self._slots.acquire()
+            # A fresh event before looking: an enqueue from now on wakes us.
+            self._wake = trio.Event()
             try:
                 match = await self.storage.claim_next_match(time.time())
+            except Exception:  # storage trouble (disk full, locked): retry, never die
+                self._slots.release()
+                log.exception("claiming the next match failed; retrying")
+                await trio.sleep(1)
+                continue
             except BaseException:
                 self._slots.release()
                 raise
             if match is None:
                 self._slots.release()
-                self._wake = trio.Event()
                 with trio.move_on_after(5):
                     await self._wake.wait()
                 continue
@@ -823,9 +829,9 @@ class Service:
     async def _follow_tournament(self, tournament_id: str) -> None:
         from judge.server.tournaments import standings
 
-        event = self._tournament_events.setdefault(tournament_id, trio.Event())
         try:
             while True:
+                event = self._tournament_events[tournament_id] = trio.Event()
                 matches = await self.storage.list_matches(
                     tournament_id=tournament_id, limit=1_000_000
                 )
@@ -842,9 +848,17 @@ class Service:
                 )
                 if done:
                     return
-                event = self._tournament_events[tournament_id] = trio.Event()
                 with trio.move_on_after(10):
                     await event.wait()
+        except Exception as exc:  # a bug here must not stop the server
+            log.exception("tournament bookkeeping failed", tournament_id=tournament_id)
+            with trio.CancelScope(shield=True):
+                await self.storage.update_tournament(
+                    tournament_id,
+                    status="error",
+                    error=f"internal error: {exc}",
+                    finished=time.time(),
+                )
         finally:
             self._tournament_events.pop(tournament_id, None)
 
