@@ -217,6 +217,9 @@ async def test_only_owners_change_their_bots(api: Api) -> None:
     assert len((await api.http.get(f"/api/bots/{bot}")).json()["versions"]) == 1
     r = await api.http.patch(f"/api/bots/{bot}", json={"enabled": False}, headers=api.auth(alice))
     assert r.status_code == 200 and r.json()["enabled"] is False
+    body = {"game": "rps", "bots": ["alicebot", "builtin:rock"]}
+    r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
+    assert r.status_code == 400 and "disabled" in r.json()["error"]
     # The admin may act on any bot.
     r = await api.http.delete(f"/api/bots/{bot}", headers=api.auth(api.admin))
     assert r.status_code == 200

@@ -316,6 +316,8 @@ class Service:
                 continue
             bot_ref, _, version_ref = ref.partition("@")
             bot = await self.bot_or_404(bot_ref)
+            if not bot.enabled:
+                raise BadRequest(f"bot {bot.name!r} is disabled by its owner")
             if bot.game != game:
                 raise BadRequest(f"bot {bot.name!r} plays {bot.game}, not {game}")
             if version_ref:
