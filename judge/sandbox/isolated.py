@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import trio
@@ -43,7 +44,7 @@ SYSTEM_DIRS = ("/usr", "/opt")
 MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf",
-    "passwd", "group", "os-release", "mime.types", "ssl/certs", "ca-certificates",
+    "passwd", "group",
 )
 # Directories that are never a bot's own box: binding one would show the host's shared files.
 SHARED_DIRS = {"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/run", "/home", "/root", "/etc",
@@ -248,17 +249,21 @@ class IsolatedSandbox(Sandbox):
         resolved = program.resolve()
         if Path(bot.argv[0]) == Path(sys.executable) or resolved == Path(sys.executable).resolve():
             wanted += [Path(sys.prefix), Path(sys.base_prefix)]
+        system = [Path(d) for d in SYSTEM_DIRS]
         for candidate in (program, resolved):
             parent = candidate.parent
+            if _is_under(Path(os.path.realpath(parent)), system):
+                continue
+            # An interpreter in PREFIX/bin needs PREFIX (its lib/ next to bin/).
             wanted.append(parent.parent if parent.name == "bin" else parent)
         for arg in bot.argv[1:]:
             if arg.startswith("/") and Path(arg).exists():
                 path = Path(arg)
                 wanted.append(path if path.is_dir() else path.parent)
         chosen: list[Path] = []
-        system = [Path(d) for d in SYSTEM_DIRS]
         for path in sorted({Path(os.path.abspath(p)) for p in wanted}, key=lambda p: len(p.parts)):
-            if _is_under(path, system) or _is_under(path, chosen):
+            # /bin/x is /usr/bin/x on merged-/usr systems: judge a path by where it leads.
+            if _is_under(Path(os.path.realpath(path)), system) or _is_under(path, chosen):
                 continue
             if str(path) in SHARED_DIRS:
                 raise SandboxError(
@@ -268,7 +273,12 @@ class IsolatedSandbox(Sandbox):
             chosen.append(path)
         return chosen
 
-    def _bwrap_args(self, binds: list[tuple[str, str]], cwd: Path | None) -> list[str]:
+    def _bwrap_args(
+        self,
+        binds: list[tuple[str, str]],
+        cwd: Path | None,
+        runtimes: AbstractSet[str] = frozenset(),
+    ) -> list[str]:
         """bwrap's options; ``binds`` are (host source, path inside) shown read-only."""
         lim = self.limits
         args = [
@@ -285,10 +295,12 @@ class IsolatedSandbox(Sandbox):
                 args += ["--symlink", os.readlink(path), link]
             elif path.is_dir():
                 args += ["--ro-bind", link, link]
-        for name in ETC_FILES:
-            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        for java in Path("/etc").glob("java*"):
-            args += ["--ro-bind", str(java), str(java)]
+        for name in ETC_FILES:  # each bind costs; skip what this host lacks
+            if os.path.exists(f"/etc/{name}"):
+                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        if any(name.startswith("java") for name in runtimes):
+            for java in Path("/etc").glob("java*"):  # the JDK's config lives there
+                args += ["--ro-bind", str(java), str(java)]
         args += [
             "--proc", "/proc", "--dev", "/dev",
             "--size", str(lim.tmp_mb * MB), "--tmpfs", "/tmp",
@@ -306,13 +318,17 @@ class IsolatedSandbox(Sandbox):
         sources as that uid, which cannot walk through directories like /root: the
         launcher (still root) first binds each path under STAGE_DIR, which anyone can walk.
         """
-        if not self.use_slot_uids:
-            return [], [(str(p), str(p)) for p in paths]
+        binds = [(str(p), str(p)) for p in paths]
+        # Staging costs a mount namespace and a mount per path: only for paths in need.
+        hidden = [i for i, p in enumerate(paths) if self.use_slot_uids and not _walkable(p)]
+        if not hidden:
+            return [], binds
         STAGE_DIR.mkdir(mode=0o755, exist_ok=True)
         options = ["-m", str(STAGE_DIR)]
-        for path in paths:
-            options += ["-b", str(path)]
-        return options, [(f"{STAGE_DIR}/{i}", str(path)) for i, path in enumerate(paths)]
+        for staged, index in enumerate(hidden):
+            options += ["-b", str(paths[index])]
+            binds[index] = (f"{STAGE_DIR}/{staged}", str(paths[index]))
+        return options, binds
 
     async def _start_namespaced(
         self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
@@ -344,7 +360,7 @@ class IsolatedSandbox(Sandbox):
                 # Per uid, so it bounds this bot alone (bwrap and its pid 1 count too).
                 outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
             outer += ["-p", str(os.getpid()), "--"]
-            outer += self._bwrap_args(binds, cwd)
+            outer += self._bwrap_args(binds, cwd, _interpreter_names(program))
             outer += ["--ro-bind", launcher_bind[0], LAUNCHER_INSIDE]
             outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S"]
             outer += ["--", *bot.argv]
@@ -360,6 +376,14 @@ class IsolatedSandbox(Sandbox):
                 raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
             raise
         return NamespacedProcess(process, cgroups, slot)
+
+
+def _walkable(path: Path) -> bool:
+    """Whether any uid can reach ``path`` (every directory above it searchable by others)."""
+    try:
+        return all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
+    except OSError:
+        return False
 
 
 def _check_world_readable(bot: BotSpec, path: Path) -> None:

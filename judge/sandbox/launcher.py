@@ -18,8 +18,12 @@ _built: Path | None = None
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "botjudge"
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "botjudge"
+    if os.geteuid() == 0:
+        # Somewhere a dropped uid can reach, so bwrap binds it without staging.
+        return Path("/var/cache/botjudge")
+    return Path.home() / ".cache" / "botjudge"
 
 
 def launcher_binary() -> Path:
