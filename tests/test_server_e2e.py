@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -189,8 +191,27 @@ def test_a_graceful_stop_during_a_match_reruns_it(tmp_path: Path) -> None:
             "game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 400},
         }).json()["id"]
         wait_for(lambda: client.get(f"/api/matches/{match_id}").json()["status"] == "running")
+        # A watcher is connected while the server stops: its stream ends, it does not hold
+        # the shutdown up.
+        seen: list[str] = []
+
+        def watch() -> None:
+            try:
+                with server.client().stream("GET", f"/api/matches/{match_id}/live") as response:
+                    for line in response.iter_lines():
+                        seen.append(line)
+            except httpx.HTTPError as exc:
+                seen.append(f"closed: {exc}")
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        wait_for(lambda: any(line.startswith("data:") for line in seen))
     finally:
+        started = time.monotonic()
         assert stop_server(server, signal.SIGTERM) == 0
+        assert time.monotonic() - started < 20
+    watcher.join(timeout=10)
+    assert not watcher.is_alive()
     with running_server(data, "--no-ladder") as again:
         match = wait_match(again.client(), match_id, timeout=120)
         assert match["status"] == "finished" and match["attempts"] == 2
