@@ -292,7 +292,11 @@ class Api:
         }
 
 
-def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> Starlette:
+def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIApp:
+    """The whole ASGI app: routes, pages, the body limit and the websocket refusal.
+
+    ``shutdown``, once set, ends every live stream (so a graceful stop is quick).
+    """
     api = Api()
     config = service.config
     stream_end = shutdown or anyio.Event()
@@ -836,18 +840,14 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> Starl
             return config.limits.upload_bytes + MULTIPART_SLACK
         return config.json_body_bytes
 
-    outer = BodyLimit(app, limit_for)
-    # Starlette only routes http/websocket; anything else (or a websocket) is refused here.
-    return _Guard(outer, app)  # type: ignore[return-value]
+    return NoWebsockets(BodyLimit(app, limit_for))
 
 
-class _Guard:
-    """Closes websocket attempts politely: the API has none."""
+class NoWebsockets:
+    """Refuses websocket upgrades before any route sees them: the API has none."""
 
-    def __init__(self, app: ASGIApp, starlette: Starlette) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.state = starlette.state
-        self.starlette = starlette
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
