@@ -3,12 +3,14 @@ probe and layer selection, pausing, and the limits that are not attacks."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -215,3 +217,62 @@ async def test_match_limiter_is_shared_and_configurable() -> None:
     assert first.total_tokens == len(os.sched_getaffinity(0))
     match_limiter(3)
     assert first.total_tokens == 3
+
+
+JUDGE_THAT_DIES = """
+import json, sys, time, trio
+from pathlib import Path
+from judge.models import BotSpec
+from judge.sandbox.procs import descendants
+from judge.sandbox.select import sandbox_for
+
+async def main():
+    box = Path(sys.argv[2])
+    bot = BotSpec(name="spin", argv=(str(box / "spin.sh"),), cwd=box, box=box)
+    proc = await sandbox_for(sys.argv[1]).start(bot, seed=1)
+    await trio.sleep(0.5)
+    print(json.dumps([proc.pid, *descendants(proc.pid)]), flush=True)
+    await trio.sleep(60)
+
+trio.run(main)
+"""
+
+
+def test_bots_die_with_the_judge(sandbox: Sandbox, tmp_path: Path) -> None:
+    """SIGKILL to the judge process: the parent-death signal takes its bots' trees down."""
+    if sandbox.layer == "none":
+        pytest.skip("the plain layer has no parent-death signal (development only)")
+    box = tmp_path / "box"
+    box.mkdir()
+    box.chmod(0o755)
+    script = box / "spin.sh"
+    script.write_text("#!/bin/sh\n( setsid sh -c 'while :; do sleep 1; done' & )\n"
+                      "while :; do sleep 1; done\n")
+    script.chmod(0o755)
+    judge = subprocess.Popen(
+        [sys.executable, "-c", JUDGE_THAT_DIES, sandbox.layer, str(box)],
+        stdout=subprocess.PIPE, text=True, cwd=REPO,
+    )
+    try:
+        assert judge.stdout is not None
+        tree = json.loads(judge.stdout.readline())
+        assert len(tree) >= 2
+    finally:
+        judge.kill()
+        judge.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_running(pid) for pid in tree):
+        time.sleep(0.02)
+    assert [pid for pid in tree if _running(pid)] == []
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    if state == "Z":
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # ours if this process is a subreaper
+        return False
+    return True
