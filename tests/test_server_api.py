@@ -421,3 +421,35 @@ async def test_bodies_over_the_limit_are_refused(api: Api) -> None:
                             files={"file": ("big.py", b"#" * 100_000)}, headers=api.auth(alice))
     assert r.status_code == 413
     assert (await api.http.get("/api/bots")).json() == []
+
+
+async def test_a_running_match_replay_and_a_late_watcher(api: Api) -> None:
+    alice = await api.user("alice")
+    up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
+    await api.checked(up["bot"]["id"], 1)
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["slow", "builtin:paper"], "options": {"turns": 300},
+    }, headers=api.auth(alice))
+    match_id = r.json()["id"]
+    with trio.fail_after(60):
+        while True:
+            partial = await api.http.get(f"/api/matches/{match_id}/replay")
+            if partial.status_code == 200 and partial.text.count("\n") > 20:
+                break
+            await trio.sleep(0.05)
+    assert partial.headers["x-match-status"] == "running"
+    assert partial.text.endswith("\n")
+    so_far = partial.text.splitlines()
+    assert so_far[0].startswith("#judge-replay ") and 20 < len(so_far) < 300
+    # A watcher joining now gets the file so far, then the live lines: each line once, in order.
+    stream = await api.http.get(f"/api/matches/{match_id}/live")
+    ids = [int(ln[4:]) for ln in stream.text.splitlines() if ln.startswith("id: ")]
+    data = [ln[6:] for ln in stream.text.splitlines() if ln.startswith("data: ")]
+    assert ids == list(range(302))  # header, 300 turns, result
+    full = (await api.http.get(f"/api/matches/{match_id}/replay")).text.splitlines()
+    assert data[:302] == full
+    assert full[: len(so_far)] == so_far
+    # Resuming after a line index gives only what follows it.
+    resumed = await api.http.get(f"/api/matches/{match_id}/live",
+                                 headers={"last-event-id": "299"})
+    assert [int(ln[4:]) for ln in resumed.text.splitlines() if ln.startswith("id: ")] == [300, 301]

@@ -23,7 +23,13 @@ from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -31,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from judge import __version__
 from judge.bots import builtin_bots
 from judge.games import all_games
-from judge.server.live import _complete_lines
+from judge.server.live import ReplayLines
 from judge.server.records import Bot, Match, Tournament, User, Version
 from judge.server.service import (
     FINAL,
@@ -694,9 +700,16 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
             return FileResponse(
                 path, media_type="text/plain; charset=utf-8", filename=name, headers=headers
             )
-        lines = await trio.to_thread.run_sync(_complete_lines, path)
-        text = "".join(line + "\n" for line in lines)
-        return Response(text, media_type="text/plain; charset=utf-8", headers=headers)
+        reader = ReplayLines(path)
+
+        async def so_far() -> AsyncIterator[bytes]:
+            try:
+                while batch := await trio.to_thread.run_sync(reader.batch):
+                    yield "".join(line + "\n" for line in batch).encode()
+            finally:
+                reader.close()
+
+        return StreamingResponse(so_far(), media_type="text/plain; charset=utf-8", headers=headers)
 
     @api.route(
         "GET",

@@ -8,8 +8,9 @@ The ``#result`` line is held back until the result is committed to storage.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import IO
 
 import trio
 
@@ -100,20 +101,56 @@ class Hub:
             live.close(final_line)
 
 
-def _complete_lines(path: Path) -> list[str]:
-    """Every complete line of a replay file (a partial last line is still being written)."""
-    lines: list[str] = []
-    try:
-        with open_text(path) as handle:
-            for line in handle:
+BATCH = 4096
+
+
+class ReplayLines:
+    """Complete lines of a replay file, read in batches (constant memory for any size).
+
+    A partial last line is still being written and is left for the live stream.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: IO[str] | None = None
+        self.done = False
+
+    def batch(self) -> list[str]:
+        if self.done:
+            return []
+        lines: list[str] = []
+        try:
+            if self.handle is None:
+                self.handle = open_text(self.path)
+            for line in self.handle:
                 if not line.endswith("\n"):
+                    self.done = True
                     break
-                lines.append(line.rstrip("\n"))
-    except FileNotFoundError:
-        pass
-    except (OSError, EOFError):
-        pass  # a truncated compressed file: what was read stands
-    return lines
+                lines.append(line[:-1])
+                if len(lines) >= BATCH:
+                    return lines
+            else:
+                self.done = True
+        except (OSError, EOFError):
+            self.done = True  # missing, or a truncated compressed file: what was read stands
+        if self.done:
+            self.close()
+        return lines
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+def complete_lines(path: Path) -> Iterator[str]:
+    """Every complete line of a replay file, synchronously."""
+    reader = ReplayLines(path)
+    try:
+        while batch := reader.batch():
+            yield from batch
+    finally:
+        reader.close()
 
 
 def last_line(path: Path, limit: int = 1 << 20) -> str | None:
@@ -145,10 +182,17 @@ async def lines_of(hub: Hub, match_id: str, replay: Path, after: int = -1) -> As
     receive = live.watch() if live is not None else None
     sent = after
     if live is None or live.started:
-        for index, line in enumerate(await trio.to_thread.run_sync(_complete_lines, replay)):
-            if index > sent:
-                sent = index
-                yield index, line
+        reader = ReplayLines(replay)
+        index = -1
+        try:
+            while batch := await trio.to_thread.run_sync(reader.batch):
+                for line in batch:
+                    index += 1
+                    if index > sent:
+                        sent = index
+                        yield index, line
+        finally:
+            reader.close()
     if receive is None:
         return
     async with receive:
