@@ -148,6 +148,13 @@ class NamespacedProcess(BotProcess):
             procs.signal_all(stopped, signal.SIGCONT)
             self._paused = []
 
+    def exit_status(self) -> int | None:
+        status = super().exit_status()
+        # bwrap reports a bot killed by signal N as 128 + N; report it as the bot's signal.
+        if status is not None and 128 < status < 128 + signal.NSIG:
+            return -(status - 128)
+        return status
+
     def memory_exceeded(self) -> bool:
         return self.cgroups is not None and self.cgroups.oom_killed()
 
