@@ -9,22 +9,32 @@ match (start-up and shutdown of the bots included) and the marginal cost of one 
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from typing import Any
 
 import trio
 
 from bench.common import Report, Row, Spread, c_bot, paired_ratios, quiet_logs, rps_spec
-from bench.floor import floor_run
+from bench.floor import MODES, floor_run
 
 TARGET_CPU_US = 15.0
 
 
-async def one_match(turns: int) -> tuple[float, float]:
+def pinned_bot(label: str, mode: str) -> Any:
+    """The C rps bot, moved to CPU 1 in cross-CPU mode (taskset execs it: per-turn cost 0)."""
+    bot = c_bot(label=label)
+    if mode != "cross CPU":
+        return bot
+    return bot.model_copy(update={"argv": ("taskset", "-c", "1", *bot.argv)})
+
+
+async def one_match(turns: int, mode: str = "unpinned") -> tuple[float, float]:
     """(judge CPU s, wall s) of one rps match between two C bots, played in this process."""
     from judge.runner import run_match
 
-    spec = rps_spec([c_bot(label="a"), c_bot(label="b")], turns)
+    spec = rps_spec([pinned_bot("a", mode), pinned_bot("b", mode)], turns)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     result = await run_match(spec)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
@@ -33,26 +43,32 @@ async def one_match(turns: int) -> tuple[float, float]:
     return cpu, wall
 
 
-def measure(quick: bool = False) -> dict[str, list[float]]:
+def measure(quick: bool = False) -> dict[str, dict[str, list[float]]]:
     sizes = (2, 200, 1000, 2000) if quick else (7, 1000, 5000, 20_000)
     repeats, turns, long_turns, floor_turns = sizes
-    series: dict[str, list[float]] = {
-        "cpu_us": [], "wall_us": [], "marginal_cpu_us": [], "marginal_wall_us": [],
-        "floor_cpu_us": [], "floor_wall_us": [],
-    }
+    keys = ("cpu_us", "wall_us", "marginal_cpu_us", "marginal_wall_us", "floor_cpu_us",
+            "floor_wall_us")
+    series: dict[str, dict[str, list[float]]] = {m: {k: [] for k in keys} for m in MODES}
+    everywhere = os.sched_getaffinity(0)
 
     async def rounds() -> None:
         await one_match(turns)  # warm-up: imports, first spawns
         for _ in range(repeats):
-            cpu, wall = await one_match(turns)
-            long_cpu, long_wall = await one_match(long_turns)
-            floor = floor_run(2, floor_turns)
-            series["cpu_us"].append(cpu / turns * 1e6)
-            series["wall_us"].append(wall / turns * 1e6)
-            series["marginal_cpu_us"].append((long_cpu - cpu) / (long_turns - turns) * 1e6)
-            series["marginal_wall_us"].append((long_wall - wall) / (long_turns - turns) * 1e6)
-            series["floor_cpu_us"].append(floor["cpu_s"] / floor["turns"] * 1e6)
-            series["floor_wall_us"].append(floor["wall_s"] / floor["turns"] * 1e6)
+            for mode in MODES:  # interleaved, so drift hits every mode alike
+                os.sched_setaffinity(0, everywhere if mode == "unpinned" else {0})
+                try:
+                    cpu, wall = await one_match(turns, mode)
+                    long_cpu, long_wall = await one_match(long_turns, mode)
+                finally:
+                    os.sched_setaffinity(0, everywhere)
+                floor = floor_run(2, floor_turns, mode)
+                s = series[mode]
+                s["cpu_us"].append(cpu / turns * 1e6)
+                s["wall_us"].append(wall / turns * 1e6)
+                s["marginal_cpu_us"].append((long_cpu - cpu) / (long_turns - turns) * 1e6)
+                s["marginal_wall_us"].append((long_wall - wall) / (long_turns - turns) * 1e6)
+                s["floor_cpu_us"].append(floor["cpu_s"] / floor["turns"] * 1e6)
+                s["floor_wall_us"].append(floor["wall_s"] / floor["turns"] * 1e6)
 
     trio.run(rounds)
     return series
@@ -61,19 +77,23 @@ def measure(quick: bool = False) -> dict[str, list[float]]:
 def run(quick: bool = False) -> Report:
     quiet_logs()
     report = Report("overhead")
-    s = measure(quick)
-    report.data = s
-    marginal = Spread.of(s["marginal_cpu_us"])
-    report.add(Row("2 overhead", "judge CPU per two-bot turn, marginal (per-turn path)",
-                   marginal, "µs", f"<= {TARGET_CPU_US:g}", marginal.median <= TARGET_CPU_US))
-    report.add(Row("2 overhead", "judge CPU per turn of a 1000-turn match (start/stop incl.)",
-                   Spread.of(s["cpu_us"]), "µs"))
-    report.add(Row("2 overhead", "wall per turn of a 1000-turn match",
-                   Spread.of(s["wall_us"]), "µs"))
-    report.add(Row("2 overhead", "judge CPU per turn / C floor judge CPU (same run)",
-                   paired_ratios(s["marginal_cpu_us"], s["floor_cpu_us"]), "x"))
-    report.add(Row("2 overhead", "wall per turn / C floor wall (same run)",
-                   paired_ratios(s["marginal_wall_us"], s["floor_wall_us"]), "x"))
+    series = measure(quick)
+    report.data = series
+    for mode in MODES:
+        s = series[mode]
+        marginal = Spread.of(s["marginal_cpu_us"])
+        main_row = mode == "unpinned"
+        report.add(Row("2 overhead", f"{mode}: judge CPU per two-bot turn (marginal)", marginal,
+                       "µs", f"<= {TARGET_CPU_US:g}" if main_row else "",
+                       marginal.median <= TARGET_CPU_US if main_row and not quick else None))
+        report.add(Row("2 overhead", f"{mode}: judge CPU / C floor judge CPU (same run)",
+                       paired_ratios(s["marginal_cpu_us"], s["floor_cpu_us"]), "x"))
+        report.add(Row("2 overhead", f"{mode}: C floor judge CPU per two-bot turn",
+                       Spread.of(s["floor_cpu_us"]), "µs"))
+        report.add(Row("2 overhead", f"{mode}: wall per turn / C floor wall (same run)",
+                       paired_ratios(s["marginal_wall_us"], s["floor_wall_us"]), "x"))
+        report.add(Row("2 overhead", f"{mode}: judge CPU per turn of a 1000-turn match "
+                       "(start/stop incl.)", Spread.of(s["cpu_us"]), "µs"))
     return report
 
 

@@ -137,6 +137,14 @@ class Seat:
                 await trio.lowlevel.wait_readable(self.stdout_fd)
         return self.ready.popleft()
 
+    async def wait_answer(self) -> list[str]:
+        """After a poll found nothing: wait for the pipe, then read (no second failed read)."""
+        while True:
+            await trio.lowlevel.wait_readable(self.stdout_fd)
+            answer = self.poll()
+            if answer is not None:
+                return answer
+
     def receive_now(self) -> list[str] | None:
         """An answer that has already arrived, without waiting."""
         while not self.ready and self._read_available():
@@ -455,8 +463,11 @@ class Match:
                         scope = self.turn_scope
                         if not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
                             scope.deadline = turn.deadline
-                    await seat.flush()
-                    answer = await seat.receive()
+                    if seat.unsent:
+                        await seat.flush()
+                        answer = await seat.receive()
+                    else:
+                        answer = await seat.wait_answer()
                 answers[index] = answer
                 seat.times.append(perf_counter() - started)
             except BotFailed as failure:

@@ -1,9 +1,10 @@
 /* The floor: a minimal judge in C doing the rps round trip over pipes with one or two bots.
  * Per turn it writes the message to every bot, then reads each bot's answer up to its "." line.
- * Usage: floor_judge BOT_PATH BOTS(1|2) TURNS
+ * Usage: floor_judge BOT_PATH BOTS(1|2) TURNS [BOT_CPU]  (BOT_CPU: pin the bots to that CPU)
  * Prints one JSON line: turns, bots, wall_s, cpu_s (judge user+sys), median_us, p99_us. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +27,19 @@ static int cmp(const void *a, const void *b) {
 
 struct bot { pid_t pid; int to; int from; };
 
-static struct bot spawn(const char *path) {
+static struct bot spawn(const char *path, int cpu) {
     int in[2], out[2];
     /* close-on-exec so the second bot does not hold the first one's pipes open */
     if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) { perror("pipe"); exit(2); }
     pid_t pid = fork();
     if (pid < 0) { perror("fork"); exit(2); }
     if (pid == 0) {
+        if (cpu >= 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
         dup2(in[0], 0); dup2(out[1], 1);
         close(in[0]); close(in[1]); close(out[0]); close(out[1]);
         execl(path, path, (char *)NULL);
@@ -58,13 +65,14 @@ static void read_answer(int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s BOT 1|2 TURNS\n", argv[0]); return 2; }
+    if (argc != 4 && argc != 5) { fprintf(stderr, "usage: %s BOT 1|2 TURNS [BOT_CPU]\n", argv[0]); return 2; }
+    int bot_cpu = argc == 5 ? atoi(argv[4]) : -1;
     int nbots = atoi(argv[2]);
     long turns = atol(argv[3]);
     if (nbots < 1 || nbots > 2 || turns < 1) { fprintf(stderr, "bad arguments\n"); return 2; }
     signal(SIGPIPE, SIG_IGN);
     struct bot bots[2];
-    for (int i = 0; i < nbots; i++) bots[i] = spawn(argv[1]);
+    for (int i = 0; i < nbots; i++) bots[i] = spawn(argv[1], bot_cpu);
     const char msg[] = "Y 1\nE 2\nL R P\n.\n";
     long warm = turns / 20;
     double *lat = malloc(sizeof(double) * (size_t)turns);
