@@ -45,6 +45,7 @@ async def level(
     return {
         "matches_per_s": len(results) / wall,
         "judge_cpu_us_per_turn": stats.judge_cpu_s / max(played, 1) * 1e6,
+        "bots_cpu_us_per_turn": stats.bots_cpu_s / max(played, 1) * 1e6,
         "failures": len(bad),
         "sandbox": results[0].sandbox if results else "",
     }
@@ -96,6 +97,8 @@ def run(quick: bool = False) -> Report:
         cpu = Spread.of([r["judge_cpu_us_per_turn"] for r in runs[label]])
         report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu,
                        "µs"))
+        bots = Spread.of([r["bots_cpu_us_per_turn"] for r in runs[label]])
+        report.add(Row("3 throughput", f"both bots' CPU per turn, {label}", bots, "µs"))
     single = f"C bots, 1 judge x {best_k * cores}"
     report.add(Row("3 throughput", f"matches/s {cores} judges / 1 judge (same run)",
                    paired_ratios([r["matches_per_s"] for r in runs[main_label]],

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
-import trio_parallel
+import trio_parallel  # type: ignore[import-untyped]
 
 from judge.models import MatchResult, MatchSpec
 
@@ -32,9 +32,10 @@ ResultCallback = Callable[[int, MatchResult], None]
 
 @dataclass
 class ParallelStats:
-    """What the workers report back: their CPU time (the judge's share of the machine)."""
+    """What the workers report back: the CPU time of the judges and of the bots they reaped."""
 
     judge_cpu_s: float = 0.0
+    bots_cpu_s: float = 0.0
     batches: int = 0
     worker_pids: set[int] = field(default_factory=set)
 
@@ -89,18 +90,26 @@ def run_batch(
     layer: str | None,
     replay_dir: str | None,
     log_level: str,
-) -> tuple[list[str], float, int]:
-    """Runs in a worker process: play the batch, return results as JSON and the CPU time used."""
+) -> tuple[list[str], float, float, int]:
+    """Runs in a worker process: play the batch; results as JSON, judge and bots CPU seconds."""
     from judge import logs
 
     logs.configure(log_level)
     raise_fd_limit()
     specs = [MatchSpec.model_validate_json(text) for text in spec_json]
     began = time.process_time()
+    children = _children_cpu()
     results = trio.run(
         _run_batch_async, specs, concurrency, layer, Path(replay_dir) if replay_dir else None
     )
-    return [r.model_dump_json() for r in results], time.process_time() - began, os.getpid()
+    judge_cpu = time.process_time() - began
+    bots_cpu = _children_cpu() - children
+    return [r.model_dump_json() for r in results], judge_cpu, bots_cpu, os.getpid()
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 async def run_matches(
@@ -136,11 +145,12 @@ async def run_matches(
     async def run_one_batch(start: int) -> None:
         chunk = specs[start : start + size]
         payload = [spec.model_dump_json() for spec in chunk]
-        returned, cpu, pid = await trio_parallel.run_sync(
+        returned, cpu, bots_cpu, pid = await trio_parallel.run_sync(
             run_batch, payload, per_worker, sandbox_layer, replay_arg, log_level, limiter=limiter
         )
         if stats is not None:
             stats.judge_cpu_s += cpu
+            stats.bots_cpu_s += bots_cpu
             stats.batches += 1
             stats.worker_pids.add(pid)
         for offset, text in enumerate(returned):

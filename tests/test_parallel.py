@@ -1,0 +1,46 @@
+"""judge.parallel: matches spread over worker processes come back whole and in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.models import MatchResult
+from judge.parallel import ParallelStats, run_matches
+from tests.conftest import builtin, misbehaving, rps_spec
+
+
+async def test_results_come_back_in_spec_order_from_several_workers(tmp_path: Path) -> None:
+    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=5, seed=i,
+                      match_id=f"m{i}") for i in range(5)]
+    seen: list[int] = []
+    stats = ParallelStats()
+    results = await run_matches(specs, workers=2, per_worker=2, sandbox_layer="none",
+                                replay_dir=tmp_path, on_result=lambda i, _: seen.append(i),
+                                stats=stats)
+    assert [r.match_id for r in results] == [f"m{i}" for i in range(5)]
+    assert all(r.winner == 1 and r.summary == "0-5" for r in results)
+    assert sorted(seen) == list(range(5))
+    assert stats.batches == 3  # batches of per_worker specs
+    assert stats.judge_cpu_s > 0 and stats.bots_cpu_s > 0
+    assert replay_lines(tmp_path) == {f"m{i}.replay": 7 for i in range(5)}
+
+
+def replay_lines(directory: Path) -> dict[str, int]:
+    """Lines per replay file: a header, five turns and the result."""
+    return {p.name: p.read_text().count("\n") for p in directory.iterdir()}
+
+
+async def test_a_misbehaving_bot_is_a_result_not_an_error() -> None:
+    specs = [rps_spec(builtin("rps", "rock"), misbehaving("crash", 2), turns=4)]
+    results = await run_matches(specs, workers=1, sandbox_layer="none")
+    assert len(results) == 1 and isinstance(results[0], MatchResult)
+    assert results[0].players[1].outcome == "crash"
+    assert results[0].winner == 0
+
+
+async def test_bad_arguments_are_refused_before_any_work() -> None:
+    with pytest.raises(ValueError, match="per_worker"):
+        await run_matches([], per_worker=0)
+    assert await run_matches([], workers=1) == []
