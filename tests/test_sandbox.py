@@ -280,3 +280,23 @@ def _running(pid: int) -> bool:
             os.waitpid(pid, os.WNOHANG)  # ours if this process is a subreaper
         return False
     return True
+
+
+MISBEHAVIOUR = {
+    "closes stdout": ("exec 1>&-; sleep 5", "closed_stdout",
+                      "closed its stdout while still running"),
+    "exits early": ("exit 0", "exit", "exited with status 0 before the match ended"),
+    "exits with 3": ("exit 3", "crash", "exited with status 3"),
+    "segfaults": ("kill -SEGV $$", "crash", "killed by signal 11"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISBEHAVIOUR))
+async def test_misbehaviour_reads_the_same_at_every_layer(sandbox: Sandbox, case: str) -> None:
+    """No wrapper of any layer holds the bot's pipes or hides how it ended."""
+    script, code, reason = MISBEHAVIOUR[case]
+    bot = BotSpec(name="bad", argv=("/bin/sh", "-c", script))
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
+                     turn_deadline=3.0, startup_allowance=0)
+    result = await run_match(spec, sandbox=sandbox)
+    assert (result.players[0].outcome, result.players[0].reason) == (code, reason)

@@ -43,7 +43,7 @@ MB = 1024 * 1024
 SYSTEM_DIRS = ("/usr", "/opt")
 MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf",
+    "ld.so.cache", "alternatives", "localtime", "nsswitch.conf",
     "passwd", "group",
 )
 # Directories that are never a bot's own box: binding one would show the host's shared files.
@@ -369,10 +369,12 @@ class IsolatedSandbox(Sandbox):
             outer += ["-p", str(os.getpid()), "--"]
             outer += self._bwrap_args(binds, cwd, _interpreter_names(program))
             outer += ["--ro-bind", launcher_bind[0], LAUNCHER_INSIDE]
-            outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S"]
+            outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S",
+                      "-i", f"{procs.STDIN_FD}:{procs.STDOUT_FD}"]
             outer += ["--", *bot.argv]
             process = await procs.spawn(
-                outer, env=minimal_env(bot, seed=seed, home=Path("/tmp")), cwd="/"
+                outer, env=minimal_env(bot, seed=seed, home=Path("/tmp")), cwd="/",
+                pipes_aside=True,
             )
         except BaseException as exc:
             if cgroups is not None:

@@ -7,7 +7,10 @@
  *
  *   launcher [-r RES:SOFT:HARD]... [-g CGROUP_DIR]... [-u UID:GID] [-p PARENT_PID]
  *            [-m STAGE_DIR -b PATH...] [-s] [-n] [-S] [-L] [-w WRITABLE_DIR]... [-c DIR]
- *            -- PROGRAM ARGS...
+ *            [-i IN_FD:OUT_FD] -- PROGRAM ARGS...
+ *
+ * -i moves the bot's pipes from IN_FD/OUT_FD onto stdin/stdout: the judge passes them
+ * aside so that bwrap (which keeps its own stdio open) never holds them.
  *
  * -m/-b (root only, before the uid drop): in a private mount namespace, mount a tmpfs on
  * STAGE_DIR and bind each PATH (a directory or file) on STAGE_DIR/<i>.
@@ -274,6 +277,13 @@ static void supervise(char **argv) {
         die("cannot run", argv[0]);
     }
     prctl(PR_SET_NAME, "bot-supervisor");
+    /* Only the bot may hold its pipes: the judge must see EOF when the bot closes them. */
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        close(null);
+    }
     for (;;) {
         siginfo_t info;
         int sig = sigwaitinfo(&set, &info);
@@ -329,7 +339,8 @@ int main(int argc, char **argv) {
     char *stage_paths[64];
     int n_stage = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "+r:g:u:p:snSLw:c:m:b:")) != -1) {
+    int stdin_from = -1, stdout_from = -1;
+    while ((opt = getopt(argc, argv, "+r:g:u:p:snSLw:c:m:b:i:")) != -1) {
         switch (opt) {
         case 'r': apply_rlimit(optarg); break;
         case 'g': join_cgroup(optarg); break;
@@ -344,6 +355,12 @@ int main(int argc, char **argv) {
             break;
         case 'c': chdir_to = optarg; break;
         case 'm': stage = optarg; break;
+        case 'i':
+            if (sscanf(optarg, "%d:%d", &stdin_from, &stdout_from) != 2) {
+                errno = EINVAL;
+                die("bad -i", optarg);
+            }
+            break;
         case 'b':
             if (n_stage < 64) stage_paths[n_stage++] = optarg;
             break;
@@ -351,6 +368,11 @@ int main(int argc, char **argv) {
         }
     }
     if (optind >= argc) { errno = EINVAL; die("usage", "no program"); }
+    if (stdin_from >= 0) {
+        if (dup2(stdin_from, 0) < 0 || dup2(stdout_from, 1) < 0) die("dup2", NULL);
+        close(stdin_from);
+        close(stdout_from);
+    }
     if (stage) stage_binds(stage, stage_paths, n_stage);
     if (ids) {
         unsigned uid, gid;

@@ -76,20 +76,36 @@ async def _in_spawner_thread(job: Callable[[], Any]) -> Any:
     return outcome["value"]
 
 
+STDIN_FD = "{stdin_fd}"
+STDOUT_FD = "{stdout_fd}"
+
+
 async def spawn(
-    argv: list[str], *, env: dict[str, str], cwd: str | None, pass_fds: Iterable[int] = ()
+    argv: list[str], *, env: dict[str, str], cwd: str | None, pipes_aside: bool = False
 ) -> trio.Process:
-    """Start ``argv`` in a new session with pipes on stdin, stdout and stderr."""
+    """Start ``argv`` in a new session with pipes on stdin, stdout and stderr.
+
+    With ``pipes_aside`` the process gets /dev/null on stdin and stdout and the pipes on
+    other descriptors, whose numbers replace STDIN_FD / STDOUT_FD in ``argv``: a wrapper
+    such as bwrap then never holds the bot's pipes, so the judge sees EOF when the bot
+    closes them.
+    """
     become_subreaper()
     stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
     stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
     stderr_r, stderr_w = os.pipe2(os.O_CLOEXEC)
-    fds = tuple(pass_fds)
+    if pipes_aside:
+        argv = [arg.replace(STDIN_FD, str(stdin_r)).replace(STDOUT_FD, str(stdout_w))
+                for arg in argv]
+        stdio: tuple[int, int] = (subprocess.DEVNULL, subprocess.DEVNULL)
+        fds: tuple[int, ...] = (stdin_r, stdout_w)
+    else:
+        stdio, fds = (stdin_r, stdout_w), ()
 
     def start() -> subprocess.Popen[bytes]:
         with _lock:
             popen = subprocess.Popen(
-                argv, stdin=stdin_r, stdout=stdout_w, stderr=stderr_w, start_new_session=True,
+                argv, stdin=stdio[0], stdout=stdio[1], stderr=stderr_w, start_new_session=True,
                 close_fds=True, pass_fds=fds, cwd=cwd, env=env,
             )
             _spawned.add(popen.pid)
