@@ -300,3 +300,47 @@ async def test_misbehaviour_reads_the_same_at_every_layer(sandbox: Sandbox, case
                      turn_deadline=3.0, startup_allowance=0)
     result = await run_match(spec, sandbox=sandbox)
     assert (result.players[0].outcome, result.players[0].reason) == (code, reason)
+
+
+def test_launcher_landlock_and_seccomp_hold_without_bubblewrap(tmp_path: Path) -> None:
+    """Defence in depth: the inner launcher's own rules, with no namespace around them."""
+    from judge.sandbox.launcher import launcher_binary
+
+    report = probe()
+    if not report.available.get("base"):
+        pytest.skip(f"no launcher: {report.reasons['base']}")
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = (
+        "import ctypes, os, socket, sys\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "def unshare_user():\n"
+        "    if libc.unshare(0x10000000) != 0:\n"
+        "        raise OSError(ctypes.get_errno(), 'unshare')\n"
+        "def attempt(what, action):\n"
+        "    try:\n"
+        "        action()\n"
+        "        print(what, 'ok')\n"
+        "    except OSError as exc:\n"
+        "        print(what, exc.errno)\n"
+        f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
+        f"attempt('elsewhere', lambda: open({str(elsewhere / 'b')!r}, 'w').close())\n"
+        "attempt('inet', lambda: socket.socket(socket.AF_INET))\n"
+        "attempt('unix', lambda: socket.socket(socket.AF_UNIX).close())\n"
+        "attempt('unshare', unshare_user)\n"
+    )
+    proc = subprocess.run(
+        [str(launcher_binary()), "-n", "-L", "-w", str(allowed), "-S", "--",
+         sys.executable, "-S", "-c", script],
+        capture_output=True, text=True, timeout=30,
+    )
+    import errno
+
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:5] == [
+        "allowed ok", f"elsewhere {errno.EACCES}", f"inet {errno.EAFNOSUPPORT}", "unix ok",
+        f"unshare {errno.EPERM}",
+    ]
+    assert not (elsewhere / "b").exists()
