@@ -344,3 +344,20 @@ def test_launcher_landlock_and_seccomp_hold_without_bubblewrap(tmp_path: Path) -
         f"unshare {errno.EPERM}",
     ]
     assert not (elsewhere / "b").exists()
+
+
+async def test_cgroup_cpu_quota_caps_a_spinner(tmp_path: Path) -> None:
+    """At the cgroups layer a bot gets at most its CPU quota, however hard it spins."""
+    report = probe()
+    if not report.available.get("cgroups"):
+        pytest.skip(f"cgroups layer unavailable: {report.reasons['cgroups']}")
+    sandbox = sandbox_for("cgroups", SandboxLimits(cpu_cores=0.1))
+    bot = BotSpec(name="spin", argv=("/bin/sh", "-c", "while :; do :; done"))
+    proc = await sandbox.start(bot, seed=1)
+    try:
+        await trio.sleep(1.5)
+        used = proc.cpu_seconds()
+    finally:
+        await proc.kill()
+    assert used is not None
+    assert 0 < used < 0.5  # 0.1 core for 1.5 s is 0.15 s; unlimited would be ~1.5 s

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from judge.sandbox.base import LAYER_SUMMARY, LAYERS
+from judge.sandbox.base import LAYER_SUMMARY, LAYERS, SandboxLimits
 
 
 @click.command("sandbox")
@@ -50,6 +50,12 @@ def sandbox_command(as_json: bool) -> None:
         click.echo(f"error: {problem}")
     if os.geteuid() == 0:
         click.echo("running as root: bots at namespaces and above run as uid 60000+slot")
+    limits = SandboxLimits()
+    click.echo(
+        f"default limits per bot: memory {limits.memory_mb} MiB (cgroups), "
+        f"{limits.pids} processes, {limits.cpu_cores} core(s), CPU {limits.cpu_seconds} s, "
+        f"files {limits.file_size_mb} MiB, {limits.open_files} open files, /tmp {limits.tmp_mb} MiB"
+    )
 
 
 COMMANDS = [sandbox_command]
