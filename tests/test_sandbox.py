@@ -361,3 +361,17 @@ async def test_cgroup_cpu_quota_caps_a_spinner(tmp_path: Path) -> None:
         await proc.kill()
     assert used is not None
     assert 0 < used < 0.5  # 0.1 core for 1.5 s is 0.15 s; unlimited would be ~1.5 s
+
+
+async def test_a_directory_bot_with_a_relative_command(sandbox: Sandbox, tmp_path: Path) -> None:
+    """bot.toml's run = "./bot" is relative to the bot's own directory at every layer."""
+    box = tmp_path / "dirbot"
+    box.mkdir()
+    box.chmod(0o755)
+    (box / "bot").write_text((EXAMPLES / "sh" / "rps.sh").read_text())
+    (box / "bot").chmod(0o755)
+    (box / "bot.toml").write_text('run = "./bot"\n')
+    bot = resolve(str(box), "rps")
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 5})
+    result = await run_match(spec, sandbox=sandbox)
+    assert [p.outcome for p in result.players] == ["ok", "ok"], result.players

@@ -54,9 +54,10 @@ NO_ADDRESS_LIMIT = ("node", "nodejs", "java", "dotnet", "mono", "go", "deno", "b
                     "erl", "beam.smp", "ghc", "luajit", "pypy", "pypy3", "sbcl", "ruby")
 
 
-def _find_program(program: str, env: dict[str, str]) -> Path | None:
+def _find_program(program: str, env: dict[str, str], cwd: Path | None) -> Path | None:
     if os.sep in program:
-        return Path(program) if Path(program).exists() else None
+        path = Path(program) if cwd is None else cwd / program  # "./bot" is in the bot's dir
+        return path if path.exists() else None
     found = shutil.which(program, path=env.get("PATH", SAFE_PATH))
     return Path(found) if found else None
 
@@ -223,7 +224,7 @@ class IsolatedSandbox(Sandbox):
         cwd = bot.cwd or bot.box
         launcher = launcher_binary()
         env_probe = {**minimal_env(bot, seed=seed, home=None)}
-        program = _find_program(bot.argv[0], env_probe)
+        program = _find_program(bot.argv[0], env_probe, cwd)
         if program is None:
             raise SandboxError(f"cannot start {bot.name}: {bot.argv[0]!r} not found")
         if self.layer == "base":
