@@ -61,7 +61,8 @@ class Api:
 
 
 async def open_api(data: Path, nursery: trio.Nursery, **config: Any) -> Api:
-    service = Service(ServerConfig(data=data, **{"ladder": False, "concurrency": 2, **config}),
+    defaults = {"ladder": False, "concurrency": 2, "turn_deadline": 5.0}
+    service = Service(ServerConfig(data=data, **{**defaults, **config}),
                       SQLiteStorage(data / "judge.sqlite3"))
     await service.open()
     await nursery.start(service.run)
