@@ -342,7 +342,10 @@ class IsolatedSandbox(Sandbox):
         self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
     ) -> BotProcess:
         host_paths = self._host_paths(bot, program, cwd)
-        slot = procs.acquire_slot() if self.use_slot_uids else None
+        try:
+            slot = procs.acquire_slot() if self.use_slot_uids else None
+        except (RuntimeError, OSError) as exc:
+            raise SandboxError(f"cannot start {bot.name}: {exc}") from exc
         cgroups: BotCgroups | None = None
         try:
             if slot is not None:
