@@ -128,7 +128,7 @@ def test_watch_a_live_match_then_step_through_its_replay(  # type: ignore[no-unt
     sign_in(page, token)
     client = server.client(token)
     match = client.post("/api/matches", json={"game": "rps", "bots": ["slowbot", "pybot"],
-                                              "options": {"turns": 400}}).json()
+                                              "options": {"turns": 1000}}).json()
     page.goto(f"/matches/{match['id']}")
     replay = page.locator("#replay")
     # Live: the viewer shows turns arriving while the server still says 'running'.
@@ -137,13 +137,13 @@ def test_watch_a_live_match_then_step_through_its_replay(  # type: ignore[no-unt
     live_turns = page.evaluate("() => window.replayViewer.turns")
     assert client.get(f"/api/matches/{match['id']}").json()["status"] == "running"
     assert replay.get_attribute("data-status") == "live"
-    assert 5 <= live_turns < 400
+    assert 5 <= live_turns < 1000
     # The end: complete, with the result.
     page.wait_for_function("() => window.replayViewer.result !== null", timeout=90_000)
     wait_match(client, match["id"])
     page.wait_for_selector("#replay[data-status=complete]")
     page.wait_for_selector("#state .finished")
-    assert page.evaluate("() => window.replayViewer.turns") == 400
+    assert page.evaluate("() => window.replayViewer.turns") == 1000
     assert "pybot@1 wins" in replay.inner_text()
     # Step through it with the slider and the buttons.
     page.click("#replay button[data-action=first]")
@@ -151,7 +151,7 @@ def test_watch_a_live_match_then_step_through_its_replay(  # type: ignore[no-unt
     page.click("#replay button[data-action=next]")
     page.click("#replay button[data-action=next]")
     page.wait_for_selector("#replay[data-turn='2']")
-    assert re.search(r"turn 2 / 400", replay.inner_text())
+    assert re.search(r"turn 2 / 1000", replay.inner_text())
     slider = page.locator("#replay input[type=range]")
     slider.fill("200")
     page.wait_for_selector("#replay[data-turn='200']")

@@ -106,7 +106,7 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
 
         # The live stream: the first turn arrives while the match is still running.
         r = client.post("/api/matches", json={"game": "rps", "bots": ["slowbot", "pybot"],
-                                              "options": {"turns": 300}})
+                                              "options": {"turns": 600}})
         match_id = r.json()["id"]
         status_at_first_turn: list[str] = []
         events = sse_events(client, f"/api/matches/{match_id}/live", lambda: status_at_first_turn
@@ -115,7 +115,7 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         kinds = [k for k, _ in events]
         assert kinds[-1] == "end" and set(kinds[:-1]) == {"line"}
         end = json.loads(events[-1][1])
-        assert end["status"] == "finished" and end["result"]["turns"] == 300
+        assert end["status"] == "finished" and end["result"]["turns"] == 600
         streamed = [data for kind, data in events if kind == "line"]
         replay = client.get(f"/api/matches/{match_id}/replay")
         assert replay.status_code == 200
