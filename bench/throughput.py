@@ -29,7 +29,8 @@ TARGET_MATCHES_PER_S = 60.0
 
 
 async def level(
-    bots: Any, matches: int, workers: int, per_worker: int, layer: str | None, turns: int
+    bots: Any, matches: int, workers: int, per_worker: int, layer: str | None, turns: int,
+    pin: bool = False,
 ) -> dict[str, float]:
     from judge.parallel import ParallelStats, run_matches
 
@@ -37,7 +38,8 @@ async def level(
     stats = ParallelStats()
     began = time.perf_counter()
     results = await run_matches(
-        specs, workers=workers, per_worker=per_worker, sandbox_layer=layer, stats=stats
+        specs, workers=workers, per_worker=per_worker, sandbox_layer=layer, stats=stats,
+        pin_cpus=pin,
     )
     wall = time.perf_counter() - began
     bad = [p.outcome for r in results for p in r.players if p.outcome != "ok"]
@@ -63,15 +65,19 @@ def run(quick: bool = False) -> Report:
     strongest = probe().strongest
     c_pair = [c_bot(label="a"), c_bot(label="b")]
     py_pair = [python_rps_bot("a"), python_rps_bot("b")]
-    # (label, bots, workers, per_worker, layer)
-    configs: list[tuple[str, Any, int, int, str | None]] = [
-        (f"C bots, {cores} judges x {k}", c_pair, cores, k, "none") for k in concurrency
+    # (label, bots, workers, per_worker, layer, pinned)
+    configs: list[tuple[str, Any, int, int, str | None, bool]] = [
+        (f"C bots, {cores} judges x {k}", c_pair, cores, k, "none", False) for k in concurrency
     ]
     best_k = 2 if quick else 8
     configs += [
-        (f"C bots, 1 judge x {best_k * cores}", c_pair, 1, best_k * cores, "none"),
-        (f"Python bots, {cores} judges x {best_k}", py_pair, cores, best_k, "none"),
-        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}", c_pair, cores, best_k, None),
+        (f"C bots, {cores} judges x {best_k}, pinned", c_pair, cores, best_k, "none", True),
+        (f"C bots, 1 judge x {best_k * cores}", c_pair, 1, best_k * cores, "none", False),
+        (f"Python bots, {cores} judges x {best_k}", py_pair, cores, best_k, "none", False),
+        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}", c_pair, cores, best_k, None,
+         False),
+        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}, pinned", c_pair, cores,
+         best_k, None, True),
     ]
     runs: dict[str, list[dict[str, float]]] = {label: [] for label, *_ in configs}
 
@@ -79,31 +85,43 @@ def run(quick: bool = False) -> Report:
         # Warm the worker processes (their imports) before anything is timed.
         await level(c_pair, cores, cores, 1, "none", 10)
         for _ in range(repeats):
-            for label, bots, workers, per_worker, layer in configs:
-                runs[label].append(await level(bots, matches, workers, per_worker, layer, turns))
+            for label, bots, workers, per_worker, layer, pin in configs:
+                runs[label].append(
+                    await level(bots, matches, workers, per_worker, layer, turns, pin))
 
     trio.run(main)
     report.data = {"runs": runs, "matches": matches, "turns": turns, "cores": cores}
     main_label = f"C bots, {cores} judges x {best_k}"
+    pinned_label = f"{main_label}, pinned"
     for label, *_ in configs:
         rates = Spread.of([r["matches_per_s"] for r in runs[label]])
         failures = sum(int(r["failures"]) for r in runs[label])
-        is_main = label == main_label
+        is_main = label in (main_label, pinned_label)
         met = rates.median >= TARGET_MATCHES_PER_S if is_main and not quick else None
         report.add(Row("3 throughput", f"{turns}-turn rps matches/s, {label}", rates, "/s",
                        f">= {TARGET_MATCHES_PER_S:g}" if is_main else "", met,
                        f"{failures} DQ" if failures else ""))
-    for label in (main_label, f"C bots, sandbox {strongest}, {cores} judges x {best_k}"):
+    sandboxed = f"C bots, sandbox {strongest}, {cores} judges x {best_k}"
+    for label in (main_label, pinned_label, sandboxed, f"{sandboxed}, pinned"):
         cpu = Spread.of([r["judge_cpu_us_per_turn"] for r in runs[label]])
         report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu,
                        "µs"))
         bots = Spread.of([r["bots_cpu_us_per_turn"] for r in runs[label]])
         report.add(Row("3 throughput", f"both bots' CPU per turn, {label}", bots, "µs"))
+        # What the CPU per match allows when the judge has the machine to itself.
+        capacity = Spread.of([
+            cores * 1e6 / ((r["judge_cpu_us_per_turn"] + r["bots_cpu_us_per_turn"]) * turns)
+            for r in runs[label]
+        ])
+        report.add(Row("3 throughput", f"CPU-bound capacity (cores / CPU per match), {label}",
+                       capacity, "/s", note="if nothing else ran"))
     single = f"C bots, 1 judge x {best_k * cores}"
     report.add(Row("3 throughput", f"matches/s {cores} judges / 1 judge (same run)",
                    paired_ratios([r["matches_per_s"] for r in runs[main_label]],
                                  [r["matches_per_s"] for r in runs[single]]), "x", digits=2))
-    sandboxed = f"C bots, sandbox {strongest}, {cores} judges x {best_k}"
+    report.add(Row("3 throughput", "matches/s pinned / unpinned (same run)",
+                   paired_ratios([r["matches_per_s"] for r in runs[pinned_label]],
+                                 [r["matches_per_s"] for r in runs[main_label]]), "x", digits=2))
     report.add(Row("3 throughput", f"matches/s sandboxed ({strongest}) / plain (same run)",
                    paired_ratios([r["matches_per_s"] for r in runs[sandboxed]],
                                  [r["matches_per_s"] for r in runs[main_label]]), "x", digits=2))

@@ -44,3 +44,25 @@ async def test_bad_arguments_are_refused_before_any_work() -> None:
     with pytest.raises(ValueError, match="per_worker"):
         await run_matches([], per_worker=0)
     assert await run_matches([], workers=1) == []
+
+
+async def test_pinned_workers_take_a_cpu_each() -> None:
+    from judge.parallel import default_workers
+
+    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=3, seed=i)
+             for i in range(4)]
+    stats = ParallelStats()
+    results = await run_matches(specs, workers=2, per_worker=1, sandbox_layer="none",
+                                pin_cpus=True, stats=stats)
+    assert [r.summary for r in results] == ["0-3"] * 4
+    pinned = [cpus for cpus in stats.worker_cpus.values() if len(cpus) == 1]
+    # Each pinned worker holds a CPU of its own (a CPU claimed by another judge is skipped).
+    assert len(set(pinned)) == len(pinned)
+    if default_workers() > 1:
+        assert pinned, "no worker could claim a CPU"
+    # The same workers run unpinned afterwards: their affinity is restored.
+    after = ParallelStats()
+    again = await run_matches(specs[:2], workers=2, per_worker=1, sandbox_layer="none",
+                              stats=after)
+    assert [r.summary for r in again] == ["0-3"] * 2
+    assert all(len(cpus) == default_workers() for cpus in after.worker_cpus.values())
