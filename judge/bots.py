@@ -122,7 +122,9 @@ def resolve(arg: str, game: str, *, adapter: str | None = None) -> BotSpec:
         if not os.access(path, os.X_OK):
             raise BotError(f"{arg} is not executable (try: chmod +x {arg})")
         resolved = path.resolve()
-        return BotSpec(name=path.name, argv=(str(resolved),), cwd=resolved.parent, box=resolved.parent)
+        return BotSpec(
+            name=path.name, argv=(str(resolved),), cwd=resolved.parent, box=resolved.parent
+        )
     if " " in arg.strip():
         try:
             argv = shlex.split(arg)

@@ -95,7 +95,8 @@ def print_result(result: MatchResult) -> None:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 @click.option("--log-level", default="warning", show_default=True,
-              type=click.Choice(["debug", "info", "warning", "error"]), help="log verbosity (stderr)")
+              type=click.Choice(["debug", "info", "warning", "error"]),
+              help="log verbosity (stderr)")
 def main(log_level: str) -> None:
     """Run matches between bots written in any language."""
     logs.configure(log_level)

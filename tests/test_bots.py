@@ -28,7 +28,7 @@ async def test_directory_with_manifest_builds_then_runs(tmp_path: Path) -> None:
 def test_manifest_errors_are_clear(tmp_path: Path) -> None:
     box = tmp_path / "b"
     box.mkdir()
-    with pytest.raises(BotError, match="without a bot.toml"):
+    with pytest.raises(BotError, match=r"without a bot\.toml"):
         resolve(str(box), "rps")
     (box / "bot.toml").write_text("run = 3\n")
     with pytest.raises(BotError, match="needs a run command"):
@@ -37,7 +37,7 @@ def test_manifest_errors_are_clear(tmp_path: Path) -> None:
     with pytest.raises(BotError, match="failed"):
         resolve(str(box), "rps")
     (box / "bot.toml").write_text("run = [\n")
-    with pytest.raises(BotError, match="bot.toml"):
+    with pytest.raises(BotError, match=r"bot\.toml"):
         resolve(str(box), "rps")
 
 
@@ -55,7 +55,7 @@ def test_c_source_is_compiled_on_first_use(tmp_path: Path) -> None:
 def test_command_string_and_builtins() -> None:
     spec = resolve("node bots/examples/js/rps.js", "rps")
     assert spec.argv[0].endswith("node")
-    assert spec.argv[1] == str((ROOT / "bots/examples/js/rps.js").resolve()) or spec.argv[1].endswith("rps.js")
+    assert spec.argv[1] == str((ROOT / "bots/examples/js/rps.js").resolve())
     assert resolve("rock", "rps").name == "rock"
     with pytest.raises(BotError, match="built-ins: rock"):
         resolve("rocket", "rps")

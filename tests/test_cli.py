@@ -40,7 +40,8 @@ def test_match_json_result_and_replay(tmp_path: Path) -> None:
 
 def test_replay_plain_is_the_seed_format(tmp_path: Path) -> None:
     replay = tmp_path / "m.replay"
-    assert judge("match", "rps", "cycle", "rock", "--turns", "4", "--replay", str(replay)).returncode == 0
+    played = judge("match", "rps", "cycle", "rock", "--turns", "4", "--replay", str(replay))
+    assert played.returncode == 0
     proc = judge("replay", str(replay), "--plain")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["0 0 R R", "1 0 P R", "1 1 S R", "1 1 R R"]
@@ -97,7 +98,8 @@ def test_help_everywhere() -> None:
 
 
 def test_match_with_more_bots_than_seats_plays_every_pair(tmp_path: Path) -> None:
-    bots = [str(ROOT / "bots/examples/c/rps_bot"), f"node {ROOT / 'bots/examples/js/rps.js'}", "rock"]
+    js = ROOT / "bots/examples/js/rps.js"
+    bots = [str(ROOT / "bots/examples/c/rps_bot"), f"node {js}", "rock"]
     proc = judge("match", "rps", *bots, "--turns", "40", "--seed", "3", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

@@ -8,7 +8,7 @@ import pytest
 import trio
 
 from judge.runner import run_match
-from tests.conftest import builtin, misbehaving, processes_running, rps_spec, TEST_BOTS
+from tests.conftest import TEST_BOTS, builtin, misbehaving, processes_running, rps_spec
 
 
 async def test_paper_beats_rock_1000_to_0() -> None:
@@ -47,7 +47,8 @@ async def test_replay_grows_while_the_match_runs(tmp_path) -> None:
     async def watch() -> None:
         while True:
             if path.exists():
-                seen.append(sum(1 for ln in path.read_text().splitlines() if not ln.startswith("#")))
+                lines = path.read_text().splitlines()
+                seen.append(sum(1 for ln in lines if not ln.startswith("#")))
             await trio.sleep(0.05)
 
     async with trio.open_nursery() as nursery:
@@ -81,7 +82,9 @@ CASES = [
 @pytest.mark.parametrize(("mode", "turn", "outcome"), CASES, ids=[c[0] for c in CASES])
 @pytest.mark.usefixtures("no_leftovers")
 async def test_misbehaving_bot_is_disqualified(mode: str, turn: int, outcome: str) -> None:
-    spec = rps_spec(builtin("rps", "scissors"), misbehaving(mode, turn), turns=10, startup_allowance=2.0)
+    spec = rps_spec(
+        builtin("rps", "scissors"), misbehaving(mode, turn), turns=10, startup_allowance=2.0
+    )
     began = time.monotonic()
     result = await run_match(spec)
     elapsed = time.monotonic() - began

@@ -136,7 +136,9 @@ class GameState(ABC):
         """How the game names a seat in its messages and replay lines."""
         return str(seat + 1)
 
-    def rank_with_disqualified(self, scores: Sequence[float], higher_is_better: bool = True) -> list[int]:
+    def rank_with_disqualified(
+        self, scores: Sequence[float], higher_is_better: bool = True
+    ) -> list[int]:
         """Competition ranks over live seats by score, every disqualified seat after them."""
         live = self.live_seats()
         live_ranks = competition_ranks([scores[s] for s in live], higher_is_better=higher_is_better)
@@ -158,5 +160,7 @@ def single_order(lines: list[str]) -> str:
     if not orders:
         raise IllegalOrder("sent no order (an empty answer)", code="no_order")
     if len(orders) > 1:
-        raise IllegalOrder(f"sent {len(orders)} orders, exactly one is allowed", code="multiple_orders")
+        raise IllegalOrder(
+            f"sent {len(orders)} orders, exactly one is allowed", code="multiple_orders"
+        )
     return orders[0]
