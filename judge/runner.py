@@ -61,7 +61,7 @@ class StderrTail:
         self.tail = bytearray()
         self.dropped = 0
 
-    def add(self, data: bytes) -> None:
+    def add(self, data: bytes | bytearray) -> None:
         room = STDERR_HEAD - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -86,9 +86,11 @@ class Seat:
         self.name = name
         self.proc = proc
         self.decoder = decoder
-        self.stdin = proc.process.stdin
-        self.stdout = proc.process.stdout
-        assert self.stdin is not None and self.stdout is not None
+        stdin, stdout = proc.process.stdin, proc.process.stdout
+        # Pipes of a trio process are FdStreams on Unix: the runner uses their raw fds.
+        assert isinstance(stdin, trio.lowlevel.FdStream)
+        assert isinstance(stdout, trio.lowlevel.FdStream)
+        self.stdin, self.stdout = stdin, stdout
         self.stdin_fd = self.stdin.fileno()
         self.stdout_fd = self.stdout.fileno()
         self.ready: deque[list[str]] = deque()
