@@ -92,9 +92,11 @@ def run_level(matches: int, turns: int) -> dict[str, object]:
 
 
 def _max_rss_mb() -> float:
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak RSS of this process image (VmHWM; ru_maxrss would carry the parent's over exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def run(quick: bool = False) -> Report:
