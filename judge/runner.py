@@ -8,6 +8,7 @@ the turn's replay line to every sink.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import statistics
@@ -322,12 +323,15 @@ class Match:
         self.failures[index] = failure
         self.state.disqualify(index, failure.code)
         if seat is not None:
-            seat.outcome, seat.reason, seat.failed_turn = failure.code, failure.reason, self.turn + 1
-        log.info("disqualified", seat=index, code=failure.code, reason=failure.reason, turn=self.turn + 1)
+            seat.outcome, seat.reason = failure.code, failure.reason
+            seat.failed_turn = self.turn + 1
+        log.info("disqualified", seat=index, code=failure.code, reason=failure.reason,
+                 turn=self.turn + 1)
         self.emit(
             event_line(
                 "dq",
-                {"seat": index, "turn": self.turn + 1, "code": failure.code, "reason": failure.reason},
+                {"seat": index, "turn": self.turn + 1, "code": failure.code,
+                 "reason": failure.reason},
             )
         )
 
@@ -521,10 +525,8 @@ class Match:
                 continue
         with trio.move_on_after(FINAL_SEND_TIMEOUT):
             for seat in live:
-                try:
+                with contextlib.suppress(BotFailed):
                     await seat.flush()
-                except BotFailed:
-                    pass
         for seat in live:
             await seat.stdin.aclose()
         with trio.move_on_after(self.spec.end_grace):
@@ -580,7 +582,7 @@ class Match:
 
 
 async def _wait_exit(proc: BotProcess) -> None:
-    while proc.exit_status() is None:
+    while proc.exit_status() is None:  # noqa: ASYNC110 (no event to await for an exit)
         await trio.sleep(0.005)
 
 
@@ -618,7 +620,8 @@ async def run_match(
                                 await seat.stderr_done.wait()
                     nursery.cancel_scope.cancel()
             result = match.result(time.monotonic() - began, replay_path)
-            match.emit(event_line("result", result.model_dump(mode="json", exclude={"players": {"__all__": {"stderr"}}})))
+            summary = result.model_dump(mode="json", exclude={"players": {"__all__": {"stderr"}}})
+            match.emit(event_line("result", summary))
         finally:
             if writer is not None:
                 writer.close()
