@@ -18,6 +18,7 @@ import trio
 
 from bench.common import Report, Row, Spread, c_bot, paired_ratios, quiet_logs, rps_spec
 from bench.floor import MODES, floor_run
+from judge.parallel import set_affinity
 
 TARGET_CPU_US = 15.0
 
@@ -55,12 +56,13 @@ def measure(quick: bool = False) -> dict[str, dict[str, list[float]]]:
         await one_match(turns)  # warm-up: imports, first spawns
         for _ in range(repeats):
             for mode in MODES:  # interleaved, so drift hits every mode alike
-                os.sched_setaffinity(0, everywhere if mode == "unpinned" else {0})
+                # Every thread: trio starts bots from a worker thread, and they inherit its CPUs.
+                set_affinity(everywhere if mode == "unpinned" else {0})
                 try:
                     cpu, wall = await one_match(turns, mode)
                     long_cpu, long_wall = await one_match(long_turns, mode)
                 finally:
-                    os.sched_setaffinity(0, everywhere)
+                    set_affinity(everywhere)
                 floor = floor_run(2, floor_turns, mode)
                 s = series[mode]
                 s["cpu_us"].append(cpu / turns * 1e6)

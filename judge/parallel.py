@@ -68,6 +68,16 @@ class _CpuClaim:
     everywhere: set[int] | None = None
 
 
+def set_affinity(cpus: set[int]) -> None:
+    """Set the CPUs of every thread of this process; bots inherit them from the thread
+    that spawns them (trio spawns from a cached worker thread)."""
+    for task in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(task), cpus)
+        except (ProcessLookupError, PermissionError):
+            continue  # a thread that just ended
+
+
 def pin_to_free_cpu() -> int | None:
     """Pin this process (and the bots it starts later) to a CPU no other worker holds.
 
@@ -76,7 +86,7 @@ def pin_to_free_cpu() -> int | None:
     CPU a turn costs. None if every CPU is taken (then it stays unpinned).
     """
     if _CpuClaim.cpu is not None:
-        os.sched_setaffinity(0, {_CpuClaim.cpu})
+        set_affinity({_CpuClaim.cpu})
         return _CpuClaim.cpu
     _CpuClaim.everywhere = set(os.sched_getaffinity(0))
     for cpu in sorted(_CpuClaim.everywhere):
@@ -88,7 +98,7 @@ def pin_to_free_cpu() -> int | None:
             os.close(fd)
             continue
         _CpuClaim.fd, _CpuClaim.cpu = fd, cpu
-        os.sched_setaffinity(0, {cpu})
+        set_affinity({cpu})
         return cpu
     return None
 
@@ -96,7 +106,7 @@ def pin_to_free_cpu() -> int | None:
 def unpin() -> None:
     """Back to every CPU (a cached worker may have been pinned by an earlier batch)."""
     if _CpuClaim.everywhere is not None:
-        os.sched_setaffinity(0, _CpuClaim.everywhere)
+        set_affinity(_CpuClaim.everywhere)
 
 
 def _sandbox_for(layer: str | None) -> Sandbox:
@@ -226,5 +236,6 @@ __all__ = [
     "raise_fd_limit",
     "run_batch",
     "run_matches",
+    "set_affinity",
     "unpin",
 ]

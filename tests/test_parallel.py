@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
+import trio
 
 from judge.models import MatchResult
 from judge.parallel import ParallelStats, run_matches
@@ -46,23 +49,48 @@ async def test_bad_arguments_are_refused_before_any_work() -> None:
     assert await run_matches([], workers=1) == []
 
 
-async def test_pinned_workers_take_a_cpu_each() -> None:
+AFFINITY_BOT = """
+import os, sys
+sys.stderr.write("cpus %s\\n" % sorted(os.sched_getaffinity(0)))
+sys.stderr.flush()
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    if line.strip() == ".":
+        sys.stdout.write("P\\n.\\n")
+        sys.stdout.flush()
+"""
+
+
+async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Path) -> None:
+    from judge.models import BotSpec
     from judge.parallel import default_workers
 
-    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=3, seed=i)
-             for i in range(4)]
-    stats = ParallelStats()
-    results = await run_matches(specs, workers=2, per_worker=1, sandbox_layer="none",
-                                pin_cpus=True, stats=stats)
-    assert [r.summary for r in results] == ["0-3"] * 4
-    pinned = [cpus for cpus in stats.worker_cpus.values() if len(cpus) == 1]
-    # Each pinned worker holds a CPU of its own (a CPU claimed by another judge is skipped).
+    script = tmp_path / "affinity_bot.py"
+    await trio.Path(script).write_text(AFFINITY_BOT)
+    bot = BotSpec(name="affinity", argv=(sys.executable, "-S", str(script)))
+    specs = [rps_spec(builtin("rps", "rock"), bot, turns=3, seed=i) for i in range(4)]
+    everywhere = f"cpus {sorted(os.sched_getaffinity(0))}"
+
+    async def bots_cpus(pin: bool, stats: ParallelStats) -> set[str]:
+        results = await run_matches(specs, workers=2, per_worker=1, sandbox_layer="none",
+                                    pin_cpus=pin, stats=stats)
+        assert [r.summary for r in results] == ["0-3"] * 4
+        return {r.players[1].stderr.strip() for r in results}
+
+    # Unpinned first, so the workers' cached spawning threads exist before they are pinned.
+    assert await bots_cpus(False, ParallelStats()) == {everywhere}
+    pinned_stats = ParallelStats()
+    pinned_bots = await bots_cpus(True, pinned_stats)
+    pinned = [cpus for cpus in pinned_stats.worker_cpus.values() if len(cpus) == 1]
+    # Each pinned worker holds a CPU of its own (a CPU claimed by another judge is skipped),
+    # and its bots run there too.
     assert len(set(pinned)) == len(pinned)
+    assert pinned_bots <= {f"cpus {list(c)}" for c in pinned_stats.worker_cpus.values()}
     if default_workers() > 1:
         assert pinned, "no worker could claim a CPU"
-    # The same workers run unpinned afterwards: their affinity is restored.
+        assert everywhere not in pinned_bots or len(pinned) < 2
+    # Unpinned again: the same workers and their bots may use every CPU.
     after = ParallelStats()
-    again = await run_matches(specs[:2], workers=2, per_worker=1, sandbox_layer="none",
-                              stats=after)
-    assert [r.summary for r in again] == ["0-3"] * 2
+    assert await bots_cpus(False, after) == {everywhere}
     assert all(len(cpus) == default_workers() for cpus in after.worker_cpus.values())
