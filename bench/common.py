@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import platform
 import shutil
@@ -62,15 +61,6 @@ def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) ->
         raise ValueError("paired ratios need as many runs on each side")
     ratios = [a / b for a, b in zip(numerators, denominators, strict=True) if b > 0]
     return Spread.of(ratios)
-
-
-def percentile(values: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile (fraction in 0..1) of a non-empty sequence."""
-    ordered = sorted(values)
-    if not ordered:
-        raise ValueError("no values")
-    rank = math.ceil(fraction * len(ordered) - 1e-9)  # 1-based, the smallest covering `fraction`
-    return ordered[max(0, min(len(ordered), rank) - 1)]
 
 
 @dataclass
@@ -175,16 +165,6 @@ def rps_spec(bots: Sequence[Any], turns: int, seed: int = 0, **extra: Any) -> An
     return MatchSpec(game="rps", bots=list(bots), options={"turns": turns}, seed=seed, **extra)
 
 
-def cpu_times() -> tuple[float, float]:
-    """(user, system) CPU seconds of this process, its threads included."""
-    times = os.times()
-    return times.user, times.system
-
-
-def thread_cpu() -> float:
-    return time.process_time()
-
-
 def print_table(rows: Sequence[Row], title: str = "bench") -> None:
     from rich.console import Console
     from rich.table import Table
@@ -195,7 +175,3 @@ def print_table(rows: Sequence[Row], title: str = "bench") -> None:
     for row in rows:
         table.add_row(*row.cells())
     Console(file=sys.stdout, width=160).print(table)
-
-
-def load() -> float:
-    return os.getloadavg()[0]

@@ -12,7 +12,7 @@ import pytest
 
 from bench import arenas
 from bench.arena import counting_specs, judge_counting_scores
-from bench.common import RESULTS_DIR, Spread, paired_ratios, percentile
+from bench.common import RESULTS_DIR, Spread, paired_ratios
 from judge.bots import resolve
 from judge.games.counting import score_round
 from judge.models import MatchSpec
@@ -36,14 +36,6 @@ def test_paired_ratios_divide_run_by_run() -> None:
     assert paired_ratios([1.0, 5.0], [0.0, 5.0]).runs == 1
     with pytest.raises(ValueError):
         paired_ratios([1.0], [1.0, 2.0])
-
-
-def test_percentile_nearest_rank() -> None:
-    values = list(range(1, 101))
-    assert percentile(values, 0.5) == 50
-    assert percentile(values, 0.99) == 99
-    assert percentile(values, 1.0) == 100
-    assert percentile([7.0], 0.9) == 7.0
 
 
 def test_reference_counting_round_matches_the_game() -> None:
