@@ -207,7 +207,7 @@ async def run_matches(
     async def run_one_batch(start: int) -> None:
         chunk = specs[start : start + size]
         payload = [spec.model_dump_json() for spec in chunk]
-        returned, cpu, bots_cpu, pid, cpus = await trio_parallel.run_sync(
+        returned, cpu, bots_cpu, pid, cpus = await workers_context.run_sync(
             run_batch, payload, per_worker, sandbox_layer, replay_arg, log_level, pin_cpus,
             limiter=limiter,
         )
@@ -223,7 +223,11 @@ async def run_matches(
             if on_result is not None:
                 on_result(start + offset, result)
 
-    async with trio.open_nursery() as nursery:
+    # Own workers, ended on the way out: cached ones would outlive the call as stray children.
+    async with (
+        trio_parallel.open_worker_context() as workers_context,
+        trio.open_nursery() as nursery,
+    ):
         for start in range(0, len(specs), size):
             nursery.start_soon(run_one_batch, start)
     return [r for r in results if r is not None]
