@@ -147,6 +147,14 @@ def scene(tmp_path: Path, hostile_box: Path) -> Iterator[Scene]:
         made.close()
 
 
+def _is_resource_tracker(pid: str) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"multiprocessing.resource_tracker" in cmdline
+
+
 def bot_processes(token: str) -> list[str]:
     """Every process left of this test's bots: the test's token is in the environment of
     all of them (bwrap and launchers included), or they are children of this process.
@@ -163,6 +171,8 @@ def bot_processes(token: str) -> list[str]:
         except OSError:
             continue
         ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
+        if ppid == me and _is_resource_tracker(entry):
+            continue  # multiprocessing's helper, left by judge.parallel's workers: not a bot
         if token.encode() in environ or ppid == me:
             found.append(f"{entry} uid={uid} {stat[:80]!r}")
     return found
