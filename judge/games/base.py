@@ -136,6 +136,14 @@ class GameState(ABC):
         """How the game names a seat in its messages and replay lines."""
         return str(seat + 1)
 
+    def scored_result(self, scores: Sequence[float]) -> GameResult:
+        """The result of a game won by the higher score: ranks (disqualified seats last)
+        and a summary such as ``3-1``."""
+        ranks = self.rank_with_disqualified(scores)
+        return GameResult(
+            scores=tuple(scores), ranks=tuple(ranks), summary="-".join(_fmt(s) for s in scores)
+        )
+
     def rank_with_disqualified(
         self, scores: Sequence[float], higher_is_better: bool = True
     ) -> list[int]:

@@ -96,9 +96,7 @@ class Counting(GameState):
         return self.round >= self.rounds or bool(self.disqualified)
 
     def result(self) -> GameResult:
-        ranks = self.rank_with_disqualified(self.scores)
-        s0, s1 = self.scores
-        return GameResult(scores=(s0, s1), ranks=tuple(ranks), summary=f"{s0}-{s1}")
+        return self.scored_result(self.scores)
 
     def final_message(self, seat: int) -> list[str]:
         news = [] if self.last_told else self._last_line(seat)

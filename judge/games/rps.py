@@ -76,9 +76,7 @@ class Rps(GameState):
         return self.turn >= self.turns or bool(self.disqualified)
 
     def result(self) -> GameResult:
-        ranks = self.rank_with_disqualified(self.scores)
-        s0, s1 = self.scores
-        return GameResult(scores=(s0, s1), ranks=tuple(ranks), summary=f"{s0}-{s1}")
+        return self.scored_result(self.scores)
 
     def final_message(self, seat: int) -> list[str]:
         lines = []
