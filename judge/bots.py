@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from judge.models import BotSpec
@@ -55,24 +56,45 @@ def compile_c(source: Path, target: Path) -> None:
         raise BotError(f"compiling {source} failed:\n{proc.stderr.strip()}")
 
 
-def from_directory(path: Path, name: str) -> BotSpec:
-    manifest = path / MANIFEST
-    if not manifest.is_file():
-        raise BotError(f"{path} is a directory without a {MANIFEST} manifest (run = \"...\")")
+@dataclass(frozen=True)
+class Manifest:
+    """A bot directory's ``bot.toml``: how to start it, how to build it, its name."""
+
+    run: str
+    build: str | None
+    name: str | None
+
+
+def read_manifest(manifest: Path) -> Manifest:
+    """Parse and check a ``bot.toml`` (the CLI and the server's uploads share this)."""
     try:
         data = tomllib.loads(manifest.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BotError(f"{manifest}: {exc}") from None
+        raise BotError(f"{MANIFEST}: {exc}") from None
+    except OSError as exc:
+        raise BotError(f"cannot read {manifest}: {exc.strerror}") from None
     run = data.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise BotError(f"{manifest} needs a run command, e.g. run = \"./bot\"")
+        raise BotError(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
     build = data.get("build")
-    if build is not None:
-        if not isinstance(build, str):
-            raise BotError(f"{manifest}: build must be a command string")
-        run_build(build, path)
-    argv = shlex.split(run)
-    return BotSpec(name=str(data.get("name", name)), argv=tuple(argv), cwd=path, box=path)
+    if build is not None and (not isinstance(build, str) or not build.strip()):
+        raise BotError(f"{MANIFEST}: build must be a command string")
+    name = data.get("name")
+    return Manifest(run=run, build=build, name=str(name) if name is not None else None)
+
+
+def from_directory(path: Path, name: str) -> BotSpec:
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise BotError(f'{path} is a directory without a {MANIFEST} manifest (run = "...")')
+    manifest = read_manifest(manifest_path)
+    if manifest.build is not None:
+        run_build(manifest.build, path)
+    try:
+        argv = shlex.split(manifest.run)
+    except ValueError as exc:
+        raise BotError(f"{MANIFEST}: cannot parse the run command: {exc}") from None
+    return BotSpec(name=manifest.name or name, argv=tuple(argv), cwd=path, box=path)
 
 
 def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
@@ -80,6 +102,8 @@ def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
         proc = subprocess.run(
             shlex.split(command), cwd=cwd, capture_output=True, text=True, timeout=timeout
         )
+    except ValueError as exc:
+        raise BotError(f"cannot parse the build command {command!r}: {exc}") from None
     except subprocess.TimeoutExpired:
         raise BotError(f"build command {command!r} took longer than {timeout:g} s") from None
     except OSError as exc:

@@ -15,7 +15,7 @@ import statistics
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from time import perf_counter
 
@@ -120,25 +120,18 @@ class Seat:
             self.send_now(self.unsent)
 
     # -- reading -------------------------------------------------------
-    def _read_available(self) -> bool:
-        """Read what is in the pipe now; False if nothing was there."""
+    def _read(self) -> list[list[str]] | None:
+        """Decode what is in the pipe now (maybe no complete message); None if it was empty."""
         try:
             data = os.read(self.stdout_fd, READ_SIZE)
         except BlockingIOError:
-            return False
+            return None
         if not data:
             raise self.gone("closed_stdout", "closed its stdout")
         try:
-            self.ready.extend(self.decoder.feed(data))
+            return self.decoder.feed(data)
         except ProtocolError as exc:
             raise BotFailed("protocol_error", str(exc)) from None
-        return True
-
-    async def receive(self) -> list[str]:
-        while not self.ready:
-            if not self._read_available():
-                await trio.lowlevel.wait_readable(self.stdout_fd)
-        return self.ready.popleft()
 
     async def wait_answer(self) -> list[str]:
         """After a poll found nothing: wait for the pipe, then read (no second failed read)."""
@@ -149,25 +142,19 @@ class Seat:
                 return answer
 
     def receive_now(self) -> list[str] | None:
-        """An answer that has already arrived, without waiting."""
-        while not self.ready and self._read_available():
-            pass
-        return self.ready.popleft() if self.ready else None
+        """An answer that has already arrived, reading the pipe until it is empty."""
+        while not self.ready:
+            messages = self._read()
+            if messages is None:
+                return None
+            self.ready.extend(messages)
+        return self.ready.popleft()
 
     def poll(self) -> list[str] | None:
         """The hot path: an answer already queued or in the pipe (one read), else None."""
         if self.ready:
             return self.ready.popleft()
-        try:
-            data = os.read(self.stdout_fd, READ_SIZE)
-        except BlockingIOError:
-            return None
-        if not data:
-            raise self.gone("closed_stdout", "closed its stdout")
-        try:
-            messages = self.decoder.feed(data)
-        except ProtocolError as exc:
-            raise BotFailed("protocol_error", str(exc)) from None
+        messages = self._read()
         if not messages:
             return None
         if len(messages) > 1:
@@ -424,10 +411,9 @@ class Match:
                 seat.proc.resume()
 
     async def exchange(
-        self, movers: list[int], messages: dict[int, list[str]] | object, first: bool
+        self, movers: list[int], messages: Mapping[int, list[str]], first: bool
     ) -> dict[int, list[str]]:
         """Send every mover its message and collect the answers under one deadline."""
-        assert isinstance(messages, dict)
         budget = self.spec.turn_deadline + (self.spec.startup_allowance if first else 0.0)
         # Resumed before the clock starts: waking up is not the bot's time.
         if self.paused:
@@ -471,8 +457,8 @@ class Match:
                             scope.deadline = turn.deadline
                     if seat.unsent:
                         await seat.flush()
-                        answer = await seat.receive()
-                    else:
+                        answer = seat.poll()
+                    if answer is None:
                         answer = await seat.wait_answer()
                 answers[index] = answer
                 seat.times.append(perf_counter() - started)

@@ -36,6 +36,12 @@ def test_manifest_errors_are_clear(tmp_path: Path) -> None:
     (box / "bot.toml").write_text('run = "./x"\nbuild = "false"\n')
     with pytest.raises(BotError, match="failed"):
         resolve(str(box), "rps")
+    (box / "bot.toml").write_text('run = "./x"\nbuild = ""\n')
+    with pytest.raises(BotError, match="build must be a command string"):
+        resolve(str(box), "rps")
+    (box / "bot.toml").write_text('run = "./x \'unclosed"\n')
+    with pytest.raises(BotError, match="cannot parse the run command"):
+        resolve(str(box), "rps")
     (box / "bot.toml").write_text("run = [\n")
     with pytest.raises(BotError, match=r"bot\.toml"):
         resolve(str(box), "rps")

@@ -13,7 +13,6 @@ import re
 import shutil
 import stat
 import tarfile
-import tomllib
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from judge.bots import MANIFEST
+from judge.bots import MANIFEST, BotError, read_manifest
 from judge.server.records import Launch
 
 FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
@@ -258,16 +257,10 @@ def launch_for(box: Path, filename: str) -> Launch:
         if not manifest.is_file() or manifest.is_symlink():
             raise UploadRefused(f'the archive has no {MANIFEST} manifest (run = "...") at its top')
         try:
-            data = tomllib.loads(manifest.read_text())
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise UploadRefused(f"{MANIFEST}: {exc}") from None
-        run = data.get("run")
-        if not isinstance(run, str) or not run.strip():
-            raise UploadRefused(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
-        build = data.get("build")
-        if build is not None and (not isinstance(build, str) or not build.strip()):
-            raise UploadRefused(f"{MANIFEST}: build must be a command string")
-        return Launch(kind="command", run=run, build=build)
+            parsed = read_manifest(manifest)
+        except BotError as exc:
+            raise UploadRefused(str(exc)) from None
+        return Launch(kind="command", run=parsed.run, build=parsed.build)
     lower = filename.lower()
     if lower.endswith(".py"):
         return Launch(kind="python", file=filename)
