@@ -109,3 +109,10 @@ def test_match_with_more_bots_than_seats_plays_every_pair(tmp_path: Path) -> Non
     assert rock["rank"] == 3  # both others counter a constant bot
     assert "every pair" in proc.stderr
     assert judge("match", "rps", *bots, "--replay", "x.replay", cwd=tmp_path).returncode == 2
+
+
+def test_watching_an_unreachable_server_fails_instead_of_retrying_forever() -> None:
+    proc = judge("remote", "watch", "m1", "--server", "http://127.0.0.1:1")
+    assert proc.returncode == 1
+    assert "cannot reach http://127.0.0.1:1" in proc.stderr
+    assert "Traceback" not in proc.stderr

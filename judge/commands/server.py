@@ -146,6 +146,8 @@ def admin_token(data: Path) -> None:
 
 
 # -- the client -------------------------------------------------------------------
+RESUME_ATTEMPTS = 10
+
 class Client:
     def __init__(self, server: str, token: str | None) -> None:
         self.server = server.rstrip("/")
@@ -170,8 +172,12 @@ class Client:
         return data
 
     def events(self, path: str) -> Iterator[tuple[str, str]]:
-        """(event, data) pairs of a Server-Sent Events stream, resuming after drops."""
+        """(event, data) pairs of a Server-Sent Events stream, resuming after drops.
+
+        A server that cannot be reached at all, or drops the stream RESUME_ATTEMPTS times in a
+        row, ends the watch with an error instead of retrying forever."""
         last: str | None = None
+        failures = 0
         while True:
             headers = {"last-event-id": last} if last is not None else {}
             try:
@@ -179,6 +185,7 @@ class Client:
                     if response.status_code >= 400:
                         response.read()
                         self._check(response)
+                    failures = 0
                     event, data = "message", list[str]()
                     for line in response.iter_lines():
                         if line == "":
@@ -194,6 +201,13 @@ class Client:
                         elif line.startswith("id:"):
                             last = line[3:].strip()
             except httpx.HTTPError as exc:
+                failures += 1
+                if last is None and failures == 1 and isinstance(exc, httpx.ConnectError):
+                    raise click.ClickException(f"cannot reach {self.server}: {exc}") from None
+                if failures > RESUME_ATTEMPTS:
+                    raise click.ClickException(
+                        f"the stream from {self.server} broke {failures} times in a row: {exc}"
+                    ) from None
                 click.echo(f"stream interrupted ({exc}); resuming", err=True)
                 time.sleep(1)
 
