@@ -89,6 +89,9 @@ class MatchResult(BaseModel):
     winner: int | None
     draw: bool
     summary: str = ""
+    details: dict[str, list[float]] = Field(
+        default_factory=dict, description="further per-seat figures the game reports"
+    )
     replay: str | None = None
     sandbox: str = "none"
     duration_s: float = 0.0

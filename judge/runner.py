@@ -560,6 +560,7 @@ class Match:
             winner=winner,
             draw=winner is None,
             summary=game_result.summary,
+            details={name: list(values) for name, values in game_result.details.items()},
             replay=str(replay) if replay else None,
             sandbox=self.sandbox.layer,
             duration_s=round(duration, 4),

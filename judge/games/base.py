@@ -52,6 +52,8 @@ class GameResult:
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
     summary: str = ""
+    # Further per-seat figures a game reports, e.g. counting's pairings won per seat.
+    details: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def winner(self) -> int | None:
