@@ -362,7 +362,7 @@ class IsolatedSandbox(Sandbox):
                     CgroupLimits(lim.memory_mb * MB, lim.pids, lim.cpu_cores),
                 )
                 for directory in cgroups.dirs:
-                    outer += ["-g", str(directory)]
+                    outer += ["-G" if directory == cgroups.v2 else "-g", str(directory)]
             outer += self._rlimits(bot, program, cgroups is not None)
             outer += stage_options
             if slot is not None:
