@@ -9,6 +9,7 @@ then kill and reap it. The "over plain" figure is the per-round difference to la
 from __future__ import annotations
 
 import os
+import resource
 import sys
 import time
 
@@ -56,6 +57,8 @@ def run(quick: bool = False) -> Report:
     bot = c_bot("floor_bot")
     samples: dict[str, list[tuple[float, float]]] = {layer: [] for layer in available}
     cpu_ms: dict[str, float] = dict.fromkeys(available, 0.0)
+    # The sandbox's own processes (launcher, bwrap) and the bot, all reaped by the judge.
+    child_cpu_ms: dict[str, float] = dict.fromkeys(available, 0.0)
 
     async def main() -> None:
         sandboxes = {layer: sandbox_for(layer) for layer in available}
@@ -64,18 +67,23 @@ def run(quick: bool = False) -> Report:
         for _ in range(rounds):
             for layer in available:
                 cpu = time.process_time()
+                children = _children_cpu()
                 samples[layer].append(await start_once(sandboxes[layer], bot))
                 cpu_ms[layer] += (time.process_time() - cpu) * 1e3
+                child_cpu_ms[layer] += (_children_cpu() - children) * 1e3
 
     trio.run(main)
-    report.data = {"samples": samples, "judge_cpu_ms_total": cpu_ms, "rounds": rounds,
+    report.data = {"samples": samples, "judge_cpu_ms_total": cpu_ms,
+                   "children_cpu_ms_total": child_cpu_ms, "rounds": rounds,
                    "unavailable": {k: v for k, v in probe().reasons.items() if k not in available}}
     plain = [s[0] for s in samples["none"]]
     for layer in available:
         first = [s[0] for s in samples[layer]]
         full = [s[1] for s in samples[layer]]
+        note = (f"judge CPU {cpu_ms[layer] / rounds:.2f}, sandbox+bot CPU "
+                f"{child_cpu_ms[layer] / rounds:.2f} ms/start")
         report.add(Row("5 start-up", f"start to first answer, layer {layer}", Spread.of(first),
-                       "ms", digits=2, note=f"judge CPU {cpu_ms[layer] / rounds:.2f} ms/start"))
+                       "ms", digits=2, note=note))
         report.add(Row("5 start-up", f"start + answer + kill, layer {layer}", Spread.of(full), "ms",
                        digits=2))
         if layer != "none":
@@ -87,6 +95,11 @@ def run(quick: bool = False) -> Report:
         if layer not in available:
             report.add(Row("5 start-up", f"layer {layer}", None, "", note="not available here"))
     return report
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:

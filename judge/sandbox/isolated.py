@@ -15,13 +15,15 @@ import os
 import shutil
 import signal
 import sys
+from collections import OrderedDict
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
 from judge.models import BotSpec
-from judge.sandbox import procs
+from judge.sandbox import procs, skeleton
 from judge.sandbox.base import (
     SAFE_PATH,
     BotProcess,
@@ -38,14 +40,12 @@ BWRAP = "/usr/bin/bwrap"
 LAUNCHER_INSIDE = "/run/launcher"
 STAGE_DIR = Path("/run/botjudge-stage")
 KILL_GRACE = 1.0
+PREPARED_CACHE_SIZE = 256  # bot specs whose paths are remembered per sandbox
 MB = 1024 * 1024
 # Shown read-only inside the namespaces; nothing else of the host is.
 SYSTEM_DIRS = ("/usr", "/opt")
 MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-ETC_FILES = (
-    "ld.so.cache", "alternatives", "localtime", "nsswitch.conf",
-    "passwd", "group",
-)
+ETC_FILES = skeleton.ETC_ENTRIES
 # Directories that are never a bot's own box: binding one would show the host's shared files.
 SHARED_DIRS = {"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/run", "/home", "/root", "/etc",
                "/proc", "/sys", "/var", "/usr", "/work"}
@@ -82,6 +82,31 @@ def _is_under(path: Path, parents: list[Path]) -> bool:
 
 def _no_address_limit(names: set[str]) -> bool:
     return any(name.startswith(runtime) for name in names for runtime in NO_ADDRESS_LIMIT)
+
+
+def _file_identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_mode)
+
+
+@dataclass
+class _Prepared:
+    """A bot's program and the paths it must see, worked out once per bot spec."""
+
+    program: Path
+    identity: tuple[int, int, int] | None  # the program file when this was worked out
+    cwd: Path | None
+    interpreters: set[str]
+    stage_options: list[str] = field(default_factory=list)
+    binds: list[tuple[str, str]] = field(default_factory=list)
+    launcher_source: str = ""
+
+    def still_valid(self) -> bool:
+        """The program is the same file as before (one stat: a replaced bot is redone)."""
+        return _file_identity(self.program) == self.identity
 
 
 class SupervisedProcess(BotProcess):
@@ -199,13 +224,14 @@ class IsolatedSandbox(Sandbox):
         self.limits = limits or SandboxLimits()
         self.hierarchy = hierarchy
         self.use_slot_uids = os.geteuid() == 0
+        self._prepared: OrderedDict[tuple[object, ...], _Prepared] = OrderedDict()
 
     def describe(self) -> str:
         uid = ", a uid per slot (60000+)" if self.use_slot_uids and self.layer != "base" else ""
         return f"{self.layer}{uid}"
 
     # -- argv ------------------------------------------------------------------------
-    def _rlimits(self, bot: BotSpec, program: Path, with_memory_cgroup: bool) -> list[str]:
+    def _rlimits(self, prepared: _Prepared, with_memory_cgroup: bool) -> list[str]:
         lim = self.limits
         args = [
             "-r", f"cpu:{lim.cpu_seconds}:{lim.cpu_seconds + 1}",
@@ -213,7 +239,7 @@ class IsolatedSandbox(Sandbox):
             "-r", f"nofile:{lim.open_files}:{lim.open_files}",
             "-r", "core:0:0",
         ]
-        if not with_memory_cgroup and not _no_address_limit(_interpreter_names(program)):
+        if not with_memory_cgroup and not _no_address_limit(prepared.interpreters):
             size = lim.address_space_mb * MB
             args += ["-r", f"as:{size}:{size}"]
         return args
@@ -221,21 +247,44 @@ class IsolatedSandbox(Sandbox):
     async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
         if not bot.argv:
             raise SandboxError(f"cannot start {bot.name}: empty command")
-        cwd = bot.cwd or bot.box
         launcher = launcher_binary()
-        env_probe = {**minimal_env(bot, seed=seed, home=None)}
+        prepared = self._prepare(bot, seed, launcher)
+        if self.layer == "base":
+            return await self._start_base(bot, seed, launcher, prepared)
+        return await self._start_namespaced(bot, seed, launcher, prepared)
+
+    def _prepare(self, bot: BotSpec, seed: int, launcher: Path) -> _Prepared:
+        """What a start needs of the bot's files, cached: the same bot starts many times."""
+        cwd = bot.cwd or bot.box
+        env_probe = minimal_env(bot, seed=seed, home=None)
+        key = (bot.argv, cwd, bot.box, bot.readonly_paths, env_probe["PATH"], launcher)
+        cached = self._prepared.get(key)
+        if cached is not None and cached.still_valid():
+            self._prepared.move_to_end(key)
+            return cached
         program = _find_program(bot.argv[0], env_probe, cwd)
         if program is None:
             raise SandboxError(f"cannot start {bot.name}: {bot.argv[0]!r} not found")
-        if self.layer == "base":
-            return await self._start_base(bot, seed, launcher, program, cwd)
-        return await self._start_namespaced(bot, seed, launcher, program, cwd)
+        prepared = _Prepared(program, _file_identity(program), cwd, _interpreter_names(program))
+        if self.layer != "base":
+            host_paths = self._host_paths(bot, program, cwd)
+            if self.use_slot_uids:
+                for path in host_paths:
+                    _check_world_readable(bot, path)
+            prepared.stage_options, binds = self._staging([*host_paths, launcher])
+            prepared.launcher_source = binds.pop()[0]
+            prepared.binds = binds
+        self._prepared[key] = prepared
+        if len(self._prepared) > PREPARED_CACHE_SIZE:
+            self._prepared.popitem(last=False)
+        return prepared
 
     async def _start_base(
-        self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
+        self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess:
+        cwd = prepared.cwd
         argv = [
-            str(launcher), *self._rlimits(bot, program, False), "-p", str(os.getpid()), "-n", "-s",
+            str(launcher), *self._rlimits(prepared, False), "-p", str(os.getpid()), "-n", "-s",
             "--", *bot.argv,
         ]
         try:
@@ -294,23 +343,24 @@ class IsolatedSandbox(Sandbox):
             "--unshare-uts", "--unshare-cgroup-try", "--disable-userns", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--hostname", "bot",
         ]
-        for directory in SYSTEM_DIRS:
-            if Path(directory).is_dir():
-                args += ["--ro-bind", directory, directory]
-        for link in MERGED_USR_LINKS:
-            path = Path(link)
-            if path.is_symlink():
-                args += ["--symlink", os.readlink(path), link]
-            elif path.is_dir():
-                args += ["--ro-bind", link, link]
-        for name in ETC_FILES:  # each bind costs; skip what this host lacks
-            if os.path.exists(f"/etc/{name}"):
-                args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        if any(name.startswith("java") for name in runtimes):
-            for java in Path("/etc").glob("java*"):  # the JDK's config lives there
-                args += ["--ro-bind", str(java), str(java)]
+        args += _system_binds()
+        java = any(name.startswith("java") for name in runtimes)
+        inside = [Path(dest) for _, dest in binds]
+        # A prepared directory is bound read-only whole, so nothing can be mounted inside it.
+        etc = None if java or _is_under_any(inside, Path("/etc")) else skeleton.etc_snapshot()
+        if etc is not None:
+            args += ["--ro-bind", str(etc), "/etc"]
+        else:
+            for name in ETC_FILES:  # each bind costs; skip what this host lacks
+                if os.path.exists(f"/etc/{name}"):
+                    args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        if java:
+            for java_dir in Path("/etc").glob("java*"):  # the JDK's config lives there
+                args += ["--ro-bind", str(java_dir), str(java_dir)]
+        args += ["--proc", "/proc"]
+        dev = None if _is_under_any(inside, Path("/dev")) else skeleton.dev_directory()
+        args += ["--dev-bind", str(dev), "/dev"] if dev is not None else ["--dev", "/dev"]
         args += [
-            "--proc", "/proc", "--dev", "/dev",
             "--size", str(lim.tmp_mb * MB), "--tmpfs", "/tmp",
             "--size", str(max(1, lim.tmp_mb // 4) * MB), "--tmpfs", "/dev/shm",
         ]
@@ -339,20 +389,14 @@ class IsolatedSandbox(Sandbox):
         return options, binds
 
     async def _start_namespaced(
-        self, bot: BotSpec, seed: int, launcher: Path, program: Path, cwd: Path | None
+        self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess:
-        host_paths = self._host_paths(bot, program, cwd)
         try:
             slot = procs.acquire_slot() if self.use_slot_uids else None
         except (RuntimeError, OSError) as exc:
             raise SandboxError(f"cannot start {bot.name}: {exc}") from exc
         cgroups: BotCgroups | None = None
         try:
-            if slot is not None:
-                for path in host_paths:
-                    _check_world_readable(bot, path)
-            stage_options, binds = self._staging([*host_paths, launcher])
-            launcher_bind = binds.pop()
             outer = [str(launcher)]
             if self.layer == "cgroups":
                 assert self.hierarchy is not None
@@ -363,16 +407,16 @@ class IsolatedSandbox(Sandbox):
                 )
                 for directory in cgroups.dirs:
                     outer += ["-G" if directory == cgroups.v2 else "-g", str(directory)]
-            outer += self._rlimits(bot, program, cgroups is not None)
-            outer += stage_options
+            outer += self._rlimits(prepared, cgroups is not None)
+            outer += prepared.stage_options
             if slot is not None:
                 uid = procs.SLOT_UID_BASE + slot
                 outer += ["-u", f"{uid}:{uid}"]
                 # Per uid, so it bounds this bot alone (bwrap and its pid 1 count too).
                 outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
             outer += ["-p", str(os.getpid()), "--"]
-            outer += self._bwrap_args(binds, cwd, _interpreter_names(program))
-            outer += ["--ro-bind", launcher_bind[0], LAUNCHER_INSIDE]
+            outer += self._bwrap_args(prepared.binds, prepared.cwd, prepared.interpreters)
+            outer += ["--ro-bind", prepared.launcher_source, LAUNCHER_INSIDE]
             outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S",
                       "-i", f"{procs.STDIN_FD}:{procs.STDOUT_FD}"]
             outer += ["--", *bot.argv]
@@ -389,6 +433,31 @@ class IsolatedSandbox(Sandbox):
                 raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
             raise
         return NamespacedProcess(process, cgroups, slot)
+
+
+_system_cache: list[str] | None = None
+
+
+def _system_binds() -> list[str]:
+    """bwrap options showing SYSTEM_DIRS and the merged-/usr links (looked up once)."""
+    global _system_cache
+    if _system_cache is None:
+        args: list[str] = []
+        for directory in SYSTEM_DIRS:
+            if Path(directory).is_dir():
+                args += ["--ro-bind", directory, directory]
+        for link in MERGED_USR_LINKS:
+            path = Path(link)
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), link]
+            elif path.is_dir():
+                args += ["--ro-bind", link, link]
+        _system_cache = args
+    return list(_system_cache)
+
+
+def _is_under_any(paths: list[Path], parent: Path) -> bool:
+    return any(path == parent or parent in path.parents for path in paths)
 
 
 def _walkable(path: Path) -> bool:

@@ -13,6 +13,9 @@ from pathlib import Path
 from judge.sandbox.base import SandboxError
 
 SOURCE = Path(__file__).with_name("launcher.c")
+# Static first: it runs twice per namespaced bot start, and skipping the dynamic loader
+# saves ~0.1 ms each time. Any C compiler without a static libc gets the dynamic build.
+BUILDS = (("-O2", "-static"), ("-O2",))
 _build_lock = threading.Lock()
 _built: Path | None = None
 
@@ -33,7 +36,8 @@ def launcher_binary() -> Path:
         return _built
     with _build_lock:
         source = SOURCE.read_bytes()
-        digest = hashlib.sha256(source + platform.machine().encode()).hexdigest()[:16]
+        flavour = repr(BUILDS).encode() + platform.machine().encode()
+        digest = hashlib.sha256(source + flavour).hexdigest()[:16]
         target = cache_dir() / f"launcher-{digest}"
         if not target.exists():
             _compile(target)
@@ -47,15 +51,18 @@ def _compile(target: Path) -> None:
         raise SandboxError("the sandbox launcher needs a C compiler (cc) to be built once")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    try:
-        proc = subprocess.run(
-            [cc, "-O2", "-o", str(partial), str(SOURCE)],
-            capture_output=True, text=True, timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SandboxError(f"building the sandbox launcher failed: {exc}") from None
-    if proc.returncode != 0:
+    for flags in BUILDS:
+        try:
+            proc = subprocess.run(
+                [cc, *flags, "-o", str(partial), str(SOURCE)],
+                capture_output=True, text=True, timeout=120,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SandboxError(f"building the sandbox launcher failed: {exc}") from None
+        if proc.returncode == 0:
+            break
         partial.unlink(missing_ok=True)
+    else:
         raise SandboxError(f"building the sandbox launcher failed:\n{proc.stderr.strip()}")
     partial.chmod(0o755)
     os.replace(partial, target)
