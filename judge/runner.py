@@ -279,6 +279,7 @@ class Match:
         # just before the judge waits (a fresh CancelScope per turn costs several µs).
         self.turn_scope = trio.CancelScope()
         self.pending: Turn | None = None
+        self.all_killed = False
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -595,12 +596,15 @@ class Match:
         await self.kill_all()
 
     async def kill_all(self) -> None:
+        if self.all_killed:
+            return
         with trio.CancelScope(shield=True):
             for seat in self.seats:
                 if seat is not None:
                     await seat.proc.kill()
                     for stream in (seat.stdin, seat.stdout):
                         await stream.aclose()
+        self.all_killed = True  # the second call (run_match's finally) has nothing left to do
 
     def result(self, duration: float, replay: Path | None) -> MatchResult:
         game_result = self.state.result()
@@ -643,7 +647,20 @@ class Match:
 
 
 async def _wait_exit(proc: BotProcess) -> None:
-    while proc.exit_status() is None:  # noqa: ASYNC110 (no event to await for an exit)
+    """Until the bot has exited, without reaping it (its kill still signals its group)."""
+    if proc.exit_status() is not None:
+        return
+    try:
+        pidfd = os.pidfd_open(proc.pid)  # readable once the process has exited
+    except OSError:
+        pidfd = None
+    if pidfd is not None:
+        try:
+            await trio.lowlevel.wait_readable(pidfd)
+        finally:
+            trio.lowlevel.notify_closing(pidfd)
+            os.close(pidfd)
+    while proc.exit_status() is None:  # noqa: ASYNC110 (no pidfd: poll for the exit)
         await trio.sleep(0.005)
 
 

@@ -15,8 +15,11 @@ class PlainProcess(BotProcess):
     def __init__(self, process: trio.Process) -> None:
         self.process = process
         self._killed = False
+        self._cleared = False
 
     async def kill(self) -> None:
+        if self._cleared:
+            return  # killed, reaped, and nothing of it left: a second kill has nothing to do
         if not self._killed:
             self._killed = True
             # The leader is not reaped yet, so its pid (the group id) cannot be reused.
@@ -26,7 +29,7 @@ class PlainProcess(BotProcess):
             await self.process.wait()
             procs.forget(self.process.pid)
             # What the bot left in its session came back to the judge (a subreaper).
-            await procs.reap_adopted_until_clear()
+            self._cleared = await procs.reap_adopted_until_clear()
             procs.forget_session(self.process.pid)
 
 
