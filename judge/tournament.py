@@ -5,7 +5,9 @@
 | rps        | round robin: every pair plays one match of ``turns`` turns                    |
 | roshambolo | ONE match of every bot: ``rounds`` tourney rounds x every pair, races to N    |
 | liarsdice  | ``games`` free-for-all matches of every bot; a game won is a point            |
-| counting   | every pair x ``runs`` runs of ``rounds`` rounds; boards Score, Wins, Overall  |
+| counting   | the arena: every pair x ``runs`` runs of ``rounds`` rounds, in arena matches  |
+|            | of every bot (runs shared out over ``concurrency`` matches); boards Score,   |
+|            | Wins, Overall                                                                 |
 
 Seeds: match k of a tourney with seed S gets ``match_seed(S, k)``, so the same spec
 gives the same matches whatever the concurrency. Ranks use standard competition
@@ -35,7 +37,7 @@ FORMATS = {
     "rps": "round robin, one match per pair",
     "roshambolo": "one match: rounds x every pair, each game a race to N",
     "liarsdice": "N free-for-all games of every bot",
-    "counting": "every pair x runs, three boards (Score, Wins, Overall)",
+    "counting": "the arena: every pair x runs, three boards (Score, Wins, Overall)",
 }
 
 
@@ -47,7 +49,7 @@ class TourneySpec(BaseModel):
     seed: int = 0
     options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
     games: int = Field(100, ge=1, le=1_000_000, description="liarsdice: games")
-    runs: int = Field(10, ge=1, le=100_000, description="counting: runs of every pair")
+    runs: int = Field(10, ge=1, le=1000, description="counting: runs of every pair")
     turn_deadline: float = Field(1.0, gt=0)
     startup_allowance: float = Field(5.0, ge=0)
     concurrency: int = Field(2, ge=1, le=256, description="matches at once")
@@ -89,6 +91,8 @@ class MatchRecord(BaseModel):
     scores: list[float]
     outcomes: list[str]
     summary: str
+    details: dict[str, list[float]] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict, description="the game's options")
     replay: str | None
 
 
@@ -146,10 +150,13 @@ def plan(spec: TourneySpec) -> list[PlannedMatch]:
     if spec.game == "liarsdice":
         return [PlannedMatch(k + 1, tuple(range(n)), options) for k in range(spec.games)]
     if spec.game == "counting":
-        # The arena's order: for i, for j < i, contestant i is player 1.
-        pairs = [(i, j) for _ in range(spec.runs) for i in range(n) for j in range(i)]
-    else:
-        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        # Arena matches of every bot (the game plays each pairing-run as its own game), the
+        # runs shared out so that ``concurrency`` matches keep the cores busy.
+        parts = min(spec.concurrency, spec.runs)
+        shares = [spec.runs // parts + (k < spec.runs % parts) for k in range(parts)]
+        return [PlannedMatch(k + 1, tuple(range(n)), {**options, "runs": runs})
+                for k, runs in enumerate(shares)]
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     return [PlannedMatch(k + 1, pair, options) for k, pair in enumerate(pairs)]
 
 
@@ -158,7 +165,7 @@ def validate(spec: TourneySpec) -> None:
     game = get_game(spec.game)
     if spec.game not in FORMATS:
         raise ValueError(f"no tourney format for {spec.game} (known: {', '.join(FORMATS)})")
-    seats = len(spec.bots) if spec.game in ("roshambolo", "liarsdice") else 2
+    seats = len(spec.bots) if spec.game in ("roshambolo", "liarsdice", "counting") else 2
     if not game.min_seats <= seats <= game.max_seats:
         raise ValueError(f"{spec.game} takes {game.min_seats}..{game.max_seats} bots per match")
     game.Options(**spec.options)
@@ -186,6 +193,8 @@ async def run_tourney(
     limiter = trio.CapacityLimiter(spec.concurrency)
     results: dict[int, MatchResult] = {}
     unit_total = roshambolo_games(spec) if spec.game == "roshambolo" else len(planned)
+    if spec.game == "counting":
+        unit_total = int(spec.options.get("rounds", 1000)) * len(planned)
     done = 0
 
     def report(step: int, what: str) -> None:
@@ -206,11 +215,18 @@ async def run_tourney(
                 startup_allowance=spec.startup_allowance,
             )
             path = replays / replay_name(match.number, names) if replays is not None else None
-            sinks = [GameCounter(report)] if spec.game == "roshambolo" else []
+            sinks: list[Callable[[str], None]] = []
+            rounds = RoundCounter(report, match)
+            if spec.game == "roshambolo":
+                sinks.append(GameCounter(report))
+            elif spec.game == "counting":
+                sinks.append(rounds)
             result = await run_match(match_spec, sandbox=sandbox, replay_path=path, sinks=sinks)
             results[match.number] = result
             if spec.game == "roshambolo":
                 report(unit_total - done, f"tourney match done ({result.summary})")
+            elif spec.game == "counting":
+                report(rounds.total - rounds.reported, f"arena match {match.number} done")
             else:
                 winner = "draw" if result.winner is None else names[result.winner]
                 report(1, f"match {match.number}: {' v '.join(names)}: {winner} ({result.summary})")
@@ -259,6 +275,27 @@ class GameCounter:
             self.game = int(head)
 
 
+class RoundCounter:
+    """A replay sink that reports an arena match's progress every twentieth of its rounds."""
+
+    def __init__(self, report: Callable[[int, str], None], match: PlannedMatch) -> None:
+        self.report = report
+        self.number = match.number
+        self.total = int(match.options.get("rounds", 1000))
+        self.step = max(1, self.total // 20)
+        self.turns = 0
+        self.reported = 0
+
+    def __call__(self, line: str) -> None:
+        if line.startswith("#"):
+            return
+        self.turns += 1
+        if self.turns - self.reported >= self.step:
+            what = f"arena match {self.number}: round {self.turns}"
+            self.report(self.turns - self.reported, what)
+            self.reported = self.turns
+
+
 def record(match: PlannedMatch, result: MatchResult) -> MatchRecord:
     return MatchRecord(
         number=match.number,
@@ -268,6 +305,8 @@ def record(match: PlannedMatch, result: MatchResult) -> MatchRecord:
         scores=[p.score for p in result.players],
         outcomes=[p.outcome for p in result.players],
         summary=result.summary,
+        details=result.details,
+        options=result.options,
         replay=result.replay,
     )
 
@@ -303,9 +342,25 @@ def standings_for(
         games_won = [float(w) for w in wins]
         points = [w + 0.5 * d for w, d in zip(wins, draws, strict=True)]
         main = points
+    elif spec.game == "counting":
+        # Pairing-runs inside the arena matches: won, drawn, and every one scheduled.
+        games_won, drawn = [0.0] * n, [0.0] * n
+        for rec in records:
+            for seat, bot in enumerate(rec.bots):
+                games_won[bot] += rec.details.get("pairings_won", [0.0] * n)[seat]
+                drawn[bot] += rec.details.get("pairings_drawn", [0.0] * n)[seat]
+        played = [0] * n
+        for rec in records:
+            runs = int(rec.options.get("runs", 1))
+            for bot in rec.bots:
+                played[bot] += runs * (len(rec.bots) - 1)
+        draws = [int(d) for d in drawn]
+        losses = [p - int(w) - d for p, w, d in zip(played, games_won, draws, strict=True)]
+        points = score
+        main = points
     else:
         games_won = [float(w) for w in wins]
-        points = score if spec.game == "counting" else games_won
+        points = games_won
         main = points
     boards: list[Board] = []
     per_board_ranks: dict[str, list[int]] = {}

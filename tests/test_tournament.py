@@ -43,10 +43,26 @@ async def test_counting_three_boards_exactly_as_the_arena(tmp_path: Path) -> Non
     assert [s.name for s in result.standings] == [r.name for r in overall.rows]
     crab = result.standings[1]
     assert crab.ranks == {"score": 4, "wins": 1, "overall": 2} and crab.games_won == 6
-    # The arena's pairing order: for i, for j < i, bot i in seat 1; 10 pairs x 2 runs.
-    assert [m.bots for m in result.matches[:4]] == [[1, 0], [2, 0], [2, 1], [3, 0]]
-    assert len(result.matches) == 20
-    assert len(files(tmp_path)) == 20
+    # Pairing-runs: crab draws crab#2 (1 v 1 scores nothing) and beats the other three.
+    assert (crab.played, crab.draws, crab.losses) == (8, 2, 0)
+    ded = next(s for s in result.standings if s.name == "dedicated")
+    assert (ded.games_won, ded.played, ded.draws, ded.losses) == (0, 8, 2, 6)
+    # Arena matches of every bot: the 2 runs shared out over 2 matches (concurrency 2).
+    assert [m.bots for m in result.matches] == [[0, 1, 2, 3, 4]] * 2
+    assert [m.options["runs"] for m in result.matches] == [1, 1]
+    assert len(files(tmp_path)) == 2
+
+
+async def test_counting_boards_do_not_depend_on_how_runs_are_shared_out() -> None:
+    boards = []
+    for concurrency in (1, 3):
+        result = await run_tourney(
+            spec("counting", "naive", "tit_for_tat", "crab", "grim_trigger",
+                 options={"rounds": 30}, runs=3, seed=2, concurrency=concurrency)
+        )
+        assert len(result.matches) == (1 if concurrency == 1 else 3)
+        boards.append([[(r.name, r.rank, r.value) for r in b.rows] for b in result.boards])
+    assert boards[0] == boards[1]
 
 
 async def test_liarsdice_free_for_all_games(tmp_path: Path) -> None:
@@ -111,7 +127,7 @@ def test_cli_json_lists_every_bot(tmp_path: Path) -> None:
     for standing in data["standings"]:
         assert set(standing["ranks"]) == {"score", "wins", "overall"}
         assert {"games_won", "points", "rank"} <= set(standing)
-    assert len(list((tmp_path / "r").iterdir())) == 6
+    assert len(list((tmp_path / "r").iterdir())) == 2  # two arena matches of one run each
 
 
 def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ class Host:
                 lines.append(line)
                 continue
             yield lines
-            if any(entry.startswith("END") for entry in lines):
+            if lines and lines[-1].startswith("END"):  # every game ends its last message so
                 return
             lines = []
 

@@ -1,7 +1,8 @@
 """Built-in cooperative counting bots, from the strategies in rules.md §3.4.
 
-Each keeps its own ``last_results`` list of ``(value reached, won)``, built from
-the ``L <value> <won 1|0>`` line the judge sends after every round.
+Each keeps its own ``last_results`` list of ``(value reached, won)`` per opponent,
+built from the ``L <value> <won 1|0>`` line (two seats) or the ``O <opponent> <run>
+<value> <won>`` lines (an arena) the judge sends after every round.
 """
 
 from __future__ import annotations
@@ -16,12 +17,25 @@ Strategy = Callable[[Results], int]
 
 
 def run(strategy: Strategy) -> None:
-    results: Results = []
+    """Play two seats (``L`` lines) or an arena (an ``O <opponent> <run>`` line per game,
+    answered with one choice each, in order)."""
+    solo: Results = []
+    arena: dict[tuple[str, str], Results] = {}
     for message in botlib.messages():
-        last = botlib.fields(message).get("L")
-        if last:
-            results.append((int(last[0]), last[1] == "1"))
-        botlib.answer(str(strategy(results)))
+        asked: list[Results] = []
+        for line in message:
+            key, *values = line.split()
+            if key == "L":
+                solo.append((int(values[0]), values[1] == "1"))
+            elif key == "O":
+                results = arena.setdefault((values[0], values[1]), [])
+                if len(values) == 4:
+                    results.append((int(values[2]), values[3] == "1"))
+                asked.append(results)
+        if asked:
+            botlib.answer(",".join(str(strategy(results)) for results in asked))
+        else:
+            botlib.answer(str(strategy(solo)))
 
 
 def naive(results: Results) -> int:
