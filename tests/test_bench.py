@@ -11,13 +11,13 @@ import random
 import pytest
 
 from bench import arenas
-from bench.arena import counting_specs, judge_counting_scores
+from bench.arena import counting_tourney, judge_counting_scores
 from bench.common import RESULTS_DIR, Spread, paired_ratios
 from judge.bots import resolve
 from judge.games.counting import score_round
 from judge.models import MatchSpec
-from judge.parallel import ParallelStats, run_matches
 from judge.runner import run_match
+from judge.tournament import run_tourney
 
 
 def test_spread_is_median_and_range() -> None:
@@ -54,54 +54,24 @@ DETERMINISTIC = ["crab", "desperate_fighter", "grim_trigger", "naiive", "shortcu
 
 
 async def test_reference_counting_scores_equal_the_judges() -> None:
-    """The in-process arena and our judge (adapters, real processes) score the same."""
+    """The in-process arena and our judge's tourney (adapters, real processes) score alike."""
     paths = [arenas.COUNTING_DIR / f"{name}.py" for name in DETERMINISTIC]
     modules = [arenas.load(path) for path in paths]
-    ref_scores, ref_wins = arenas.counting_arena(modules, rounds=30, runs=1)
-    bots = [resolve(str(path), "counting") for path in paths]
-    specs = [MatchSpec(game="counting", bots=[bots[i], bots[j]], options={"rounds": 30})
-             for i in range(len(bots)) for j in range(i)]
-    stats = ParallelStats()
-    results = await run_matches(specs, workers=2, per_worker=4, sandbox_layer="none", stats=stats)
-    assert len(results) == len(specs) == 15
-    assert all(p.outcome == "ok" for r in results for p in r.players)
-    index = {name: k for k, name in enumerate(DETERMINISTIC)}
-    scores = [0.0] * len(paths)
-    wins = [0] * len(paths)
-    for result in results:
-        a, b = result.players
-        scores[index[a.name]] += a.score
-        scores[index[b.name]] += b.score
-        if a.score != b.score:
-            wins[index[(a if a.score > b.score else b).name]] += 1
+    ref_scores, ref_wins = arenas.counting_arena(modules, rounds=30, runs=3)
+    spec = counting_tourney(rounds=30, runs=3, count=len(paths))
+    spec = spec.model_copy(update={"bots": [resolve(str(p), "counting") for p in paths]})
+    result = await run_tourney(spec)
+    assert len(result.matches) == 2  # the runs shared out over two arena matches
+    assert all(s.disqualified == 0 for s in result.standings)
+    scores, wins = judge_counting_scores(result)
     assert scores == ref_scores
     assert wins == ref_wins
-    assert stats.batches >= 2 and stats.judge_cpu_s > 0
 
 
-def test_counting_specs_follow_the_arena_order() -> None:
-    specs = counting_specs(rounds=5, runs=2, count=4)
-    assert len(specs) == 2 * 6
-    names = [path.stem for path in arenas.counting_files()[:4]]
-    pairs = [(s.bots[0].name, s.bots[1].name) for s in specs[:6]]
-    assert pairs == [(names[i], names[j]) for i in range(4) for j in range(i)]
-    assert len({s.seed for s in specs}) == len(specs)
-
-
-def test_judge_counting_scores_sum_points_and_wins() -> None:
-    from judge.models import MatchResult, PlayerResult
-
-    def result(a: str, sa: float, b: str, sb: float) -> MatchResult:
-        players = [PlayerResult(name=n, seat=k, label=str(k + 1), score=s, rank=1, outcome="ok")
-                   for k, (n, s) in enumerate(((a, sa), (b, sb)))]
-        return MatchResult(match_id="x", game="counting", seed=0, options={}, turns=1,
-                           players=players, winner=None, draw=True)
-
-    names = [path.stem for path in arenas.counting_files()[:3]]
-    scores, wins = judge_counting_scores(
-        [result(names[1], 10, names[0], 4), result(names[2], 6, names[1], 6)], 3)
-    assert scores == [4, 16, 6]
-    assert wins == [0, 1, 0]
+def test_counting_tourney_takes_the_strategy_files_in_order() -> None:
+    spec = counting_tourney(rounds=5, runs=2, count=4)
+    assert [b.name for b in spec.bots] == [p.stem for p in arenas.counting_files()[:4]]
+    assert (spec.runs, spec.options, spec.concurrency) == (2, {"rounds": 5}, 2)
 
 
 async def test_reference_roshambolo_agrees_with_the_judge() -> None:
