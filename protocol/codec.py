@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from protocol.errors import ProtocolError
 
 TERMINATOR = b"."
+CR = 13  # b"\r"[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +56,14 @@ class Decoder:
     sent bytes that are not UTF-8; after that the decoder stays broken.
     """
 
-    __slots__ = ("_buffer", "_error", "_limits", "_line_start", "_lines_seen", "_scan_from")
+    __slots__ = (
+        "_buffer", "_error", "_fast_limit", "_limits", "_line_start", "_lines_seen", "_scan_from",
+    )
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self._limits = limits
+        # The longest line the one-line fast path of feed() takes (within both caps).
+        self._fast_limit = min(limits.max_line_length, limits.max_message_bytes - 1)
         self._buffer = bytearray()
         self._scan_from = 0  # where to resume looking for the terminator
         self._line_start = 0  # start of the first line of a partial message not yet checked
@@ -76,20 +81,22 @@ class Decoder:
 
     def feed(self, data: bytes) -> list[list[str]]:
         """Add bytes; return every message they complete, in order."""
+        buf = self._buffer
+        if not buf and self._error is None:
+            # Fast path for the usual answer: exactly one short ASCII line (no '\r', not '.')
+            # and the '.' line; anything else takes the general path below.
+            end = len(data) - 3
+            if (
+                0 < end <= self._fast_limit
+                and data.find(b"\n") == end
+                and data.endswith(b"\n.\n")
+                and data[end - 1] != CR
+                and data.isascii()
+                and data != b".\n.\n"
+            ):
+                return [[data[:end].decode("ascii")]]
         if self._error is not None:
             raise self._error
-        buf = self._buffer
-        if not buf and data[-3:] == b"\n.\n" and data.find(b"\n") == len(data) - 3:
-            # Fast path for the usual answer: exactly one short ASCII line and the '.' line.
-            raw = data[:-4] if data[-4:-3] == b"\r" else data[:-3]
-            limits = self._limits
-            if (
-                raw != b"."
-                and len(raw) <= limits.max_line_length
-                and len(data) - 2 <= limits.max_message_bytes
-                and raw.isascii()
-            ):
-                return [[raw.decode("ascii")]]
         buf += data
         messages: list[list[str]] = []
         while True:
