@@ -8,11 +8,14 @@ children of the judge's own cgroups, so any limit the judge runs under still hol
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import itertools
 import os
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +35,8 @@ class Hierarchy:
     v2: Path | None = None  # the judge's v2 cgroup dir
     v2_controllers: set[str] = field(default_factory=set)  # usable in v2 children
     v2_kill: bool = False  # children have cgroup.kill and cgroup.freeze
+    # Bots enter their v2 cgroup by clone3(CLONE_INTO_CGROUP), not by a cgroup.procs write.
+    clone_into: bool = True
     problems: list[str] = field(default_factory=list)
 
     def dir_for(self, controller: str) -> tuple[str, Path] | None:
@@ -52,6 +57,8 @@ class Hierarchy:
             parts.append(f"{controller}: {where[0] if where else 'no'}")
         if self.v2 is not None:
             parts.append(f"v2 kill/freeze: {'yes' if self.v2_kill else 'no'}")
+            if not self.clone_into:
+                parts.append("v2 joined through cgroup.procs (clone3 into a cgroup fails here)")
         return ", ".join(parts)
 
 
@@ -147,35 +154,111 @@ class CgroupLimits:
     cpu_cores: float | None
 
 
-class BotCgroups:
-    """The cgroups of one bot: created before the spawn, removed after the kill."""
+@dataclass
+class _CgroupSet:
+    """One bot's worth of cgroup directories, used by one bot after another.
 
-    def __init__(self, hierarchy: Hierarchy, limits: CgroupLimits) -> None:
-        self.name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
-        self.dirs: list[Path] = []
-        self.v2: Path | None = None
-        self.memory: tuple[str, Path] | None = None
-        self._oom_seen = False
+    Creating and removing them (a mkdir, limit writes and an rmdir per hierarchy) was a
+    fixed cost of every start and kill; a released set goes back to a pool instead,
+    empty, thawed, with its CPU quota refreshed and its counters remembered as the next
+    bot's zero.
+    """
+
+    owner: int  # the judge process that made it (a forked child must not share it)
+    dirs: list[Path]
+    v2: Path | None
+    memory: tuple[str, Path] | None
+    cpu: tuple[str, Path, str] | None  # (kind, dir, quota line to rewrite on release)
+    can_kill: bool
+    can_freeze: bool
+    v2_has_limits: bool  # memory, pids or cpu live in the v2 directory too
+    oom_kills: int = 0  # the memory cgroup's OOM kill count when the set was released
+    cpu_usec: int = 0  # its CPU time then
+
+
+IDLE_SETS = 32  # released sets kept for reuse, per judge process
+_idle: OrderedDict[tuple[object, ...], list[_CgroupSet]] = OrderedDict()
+_idle_lock = threading.Lock()
+_exit_hook = False
+
+
+def _pool_key(hierarchy: Hierarchy, limits: CgroupLimits) -> tuple[object, ...]:
+    v1 = tuple(sorted((name, str(path)) for name, path in hierarchy.v1.items()))
+    return (v1, str(hierarchy.v2), tuple(sorted(hierarchy.v2_controllers)), limits)
+
+
+def _take_idle(key: tuple[object, ...]) -> _CgroupSet | None:
+    with _idle_lock:
+        sets = _idle.get(key)
+        while sets:
+            found = sets.pop()
+            if found.owner == os.getpid():
+                return found
+    return None
+
+
+def _give_back(key: tuple[object, ...], cgroup_set: _CgroupSet) -> None:
+    global _exit_hook
+    evicted: list[_CgroupSet] = []
+    with _idle_lock:
+        _idle.setdefault(key, []).append(cgroup_set)
+        _idle.move_to_end(key)
+        total = sum(len(sets) for sets in _idle.values())
+        for sets in _idle.values():  # least recently used limits first
+            while sets and total > IDLE_SETS:
+                evicted.append(sets.pop(0))
+                total -= 1
+        if not _exit_hook:
+            atexit.register(remove_idle)
+            _exit_hook = True
+    for old in evicted:
+        _rmdir_all(old.dirs)
+
+
+def remove_idle() -> None:
+    """Remove this process's pooled (empty) bot cgroups; runs at exit."""
+    with _idle_lock:
+        sets = [s for group in _idle.values() for s in group if s.owner == os.getpid()]
+        _idle.clear()
+    for cgroup_set in sets:
+        _rmdir_all(cgroup_set.dirs)
+    _remove_later([])
+
+
+def _rmdir_all(dirs: list[Path]) -> list[Path]:
+    """rmdir each directory; returns those still there (EBUSY: processes still leaving)."""
+    left = []
+    for path in reversed(dirs):
         try:
-            self._create(hierarchy, limits)
-        except OSError:
-            self.remove_now()
-            raise
+            path.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                left.append(path)
+            # Otherwise nothing the judge can fix; remove_stale() tries again next start.
+    left.reverse()
+    return left
 
-    def _make(self, parent: Path) -> Path:
-        path = parent / self.name
-        if path not in self.dirs:
+
+def _make_set(hierarchy: Hierarchy, limits: CgroupLimits) -> _CgroupSet:
+    name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
+    dirs: list[Path] = []
+
+    def make(parent: Path) -> Path:
+        path = parent / name
+        if path not in dirs:
             path.mkdir()
-            self.dirs.append(path)
+            dirs.append(path)
         return path
 
-    def _create(self, hierarchy: Hierarchy, limits: CgroupLimits) -> None:
-        if hierarchy.v2 is not None:
-            self.v2 = self._make(hierarchy.v2)
+    try:
+        v2 = make(hierarchy.v2) if hierarchy.v2 is not None else None
+        memory = None
         mem = hierarchy.dir_for("memory")
         if mem is not None:
-            path = self._make(mem[1])
-            self.memory = (mem[0], path)
+            path = make(mem[1])
+            memory = (mem[0], path)
             if mem[0] == "v2":
                 _write(path / "memory.max", limits.memory_bytes)
                 _write_if_exists(path / "memory.swap.max", 0)
@@ -184,50 +267,94 @@ class BotCgroups:
                 _write_if_exists(path / "memory.memsw.limit_in_bytes", limits.memory_bytes)
         pids = hierarchy.dir_for("pids")
         if pids is not None:
-            _write(self._make(pids[1]) / "pids.max", limits.pids)
-        cpu = hierarchy.dir_for("cpu")
-        if cpu is not None and limits.cpu_cores:
-            path = self._make(cpu[1])
+            _write(make(pids[1]) / "pids.max", limits.pids)
+        cpu = None
+        where = hierarchy.dir_for("cpu")
+        if where is not None and limits.cpu_cores:
+            path = make(where[1])
             period = 100_000
             quota = max(1000, int(limits.cpu_cores * period))
-            if cpu[0] == "v2":
-                _write(path / "cpu.max", f"{quota} {period}")
+            if where[0] == "v2":
+                cpu = (where[0], path, f"{quota} {period}")
+                _write(path / "cpu.max", cpu[2])
             else:
                 _write(path / "cpu.cfs_period_us", period)
+                cpu = (where[0], path, str(quota))
                 _write(path / "cpu.cfs_quota_us", quota)
+    except OSError:
+        _rmdir_all(dirs)
+        raise
+    can_kill = v2 is not None and (v2 / "cgroup.kill").exists()
+    can_freeze = v2 is not None and (v2 / "cgroup.freeze").exists()
+    v2_has_limits = any(
+        (where := hierarchy.dir_for(name)) is not None and where[0] == "v2"
+        for name in ("memory", "pids", "cpu")
+    )
+    made = _CgroupSet(os.getpid(), dirs, v2, memory, cpu, can_kill, can_freeze, v2_has_limits)
+    made.oom_kills = _read_counter(made, "oom")
+    return made
+
+
+def _read_counter(cgroup_set: _CgroupSet, which: str) -> int:
+    if which == "oom":
+        if cgroup_set.memory is None:
+            return 0
+        kind, path = cgroup_set.memory
+        file = path / ("memory.events" if kind == "v2" else "memory.oom_control")
+        pattern = "oom_kill"
+    else:
+        if cgroup_set.v2 is None:
+            return 0
+        file, pattern = cgroup_set.v2 / "cpu.stat", "usage_usec"
+    try:
+        text = file.read_text()
+    except OSError:
+        return 0
+    found = re.search(rf"^{pattern} (\d+)", text, re.M)
+    return int(found.group(1)) if found else 0
+
+
+class BotCgroups:
+    """The cgroups of one bot: ready before the spawn, emptied and released after the kill."""
+
+    def __init__(self, hierarchy: Hierarchy, limits: CgroupLimits) -> None:
+        self._key = _pool_key(hierarchy, limits)
+        self._set = _take_idle(self._key) or _make_set(hierarchy, limits)
+        self.dirs = self._set.dirs
+        self.v2 = self._set.v2
+        self.memory = self._set.memory
+        self._released = False
+        self._oom_seen = False
+        self._frozen = False
+        self._v2_killed = False
+        self._final_cpu: float | None = None
 
     # -- while the bot runs ------------------------------------------------------
     def oom_killed(self) -> bool:
-        if self._oom_seen or self.memory is None:
+        if self._oom_seen or self._released or self.memory is None:
             return self._oom_seen
-        kind, path = self.memory
-        try:
-            text = (path / ("memory.events" if kind == "v2" else "memory.oom_control")).read_text()
-        except OSError:
-            return False
-        found = re.search(r"^oom_kill (\d+)", text, re.M)
-        self._oom_seen = bool(found and int(found.group(1)) > 0)
+        self._oom_seen = _read_counter(self._set, "oom") > self._set.oom_kills
         return self._oom_seen
 
     def can_freeze(self) -> bool:
-        return self.v2 is not None and (self.v2 / "cgroup.freeze").exists()
+        return self._set.can_freeze and not self._released
 
     def freeze(self, frozen: bool) -> None:
-        if self.v2 is not None:
+        if self.v2 is not None and not self._released:
             _write_if_exists(self.v2 / "cgroup.freeze", 1 if frozen else 0)
+            self._frozen = frozen
 
     def cpu_seconds(self) -> float | None:
-        if self.v2 is not None:
-            try:
-                text = (self.v2 / "cpu.stat").read_text()
-            except OSError:
-                return None
-            found = re.search(r"^usage_usec (\d+)", text, re.M)
-            return int(found.group(1)) / 1e6 if found else None
-        return None
+        if self._released:
+            return self._final_cpu
+        if self.v2 is None:
+            return None
+        return (_read_counter(self._set, "cpu") - self._set.cpu_usec) / 1e6
 
     def pids(self) -> set[int]:
         found: set[int] = set()
+        if self._released:
+            return found
         for path in self.dirs:
             try:
                 found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
@@ -238,40 +365,87 @@ class BotCgroups:
     # -- the end -------------------------------------------------------------------
     def kill(self) -> None:
         """SIGKILL every process in the bot's cgroups (the whole tree, daemons included)."""
-        self.oom_killed()  # remember before the cgroup goes
+        if self._released:
+            return
+        self.oom_killed()  # remember before the counters become the next bot's zero
         with contextlib.suppress(OSError):  # signals below still do the job
-            if self.v2 is not None and (self.v2 / "cgroup.kill").exists():
+            if self._set.can_kill and self.v2 is not None:
+                self._v2_killed = True
                 _write_if_exists(self.v2 / "cgroup.kill", 1)
-            self.freeze(False)
+            if self._frozen:
+                self.freeze(False)
         signal_all(self.pids(), 9)
 
-    async def kill_and_remove(self, patience: float = 2.0) -> bool:
-        """Kill until empty, then remove the directories; False if something would not die."""
+    async def kill_until_empty(self, patience: float = 2.0) -> bool:
+        """Kill until no process is left in the cgroups; False if something would not die."""
         with trio.move_on_after(patience):
-            while True:
+            while self.pids():
                 self.kill()
                 if not self.pids():
                     break
                 await trio.sleep(0.002)
-            while self.dirs:
-                self.remove_now()
-                if self.dirs:
-                    await trio.sleep(0.002)  # rmdir right after the last exit may say EBUSY
             return True
         return False
 
-    def remove_now(self) -> None:
-        """Remove what can be removed; EBUSY (processes still leaving) is retried later."""
-        for path in list(reversed(self.dirs)):
-            try:
-                path.rmdir()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                if exc.errno == errno.EBUSY:
-                    continue
-                # Nothing the judge can fix here; remove_stale() tries again next start.
-            self.dirs.remove(path)
+    def release(self) -> None:
+        """Give the cgroups back for the next bot if they are empty, else remove what can be.
+
+        Call it once the bot's processes are reaped: a zombie still counts in pids.current.
+        """
+        if self._released:
+            return
+        self._released = True
+        self.oom_killed()
+        cgroup_set = self._set
+        try:
+            if self._frozen and self.v2 is not None:
+                _write(self.v2 / "cgroup.freeze", 0)
+            self._final_cpu = (
+                (_read_counter(cgroup_set, "cpu") - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
+            )
+            if not self.pids() and self._renew_killed_v2(cgroup_set):
+                cgroup_set.oom_kills = _read_counter(cgroup_set, "oom")
+                cgroup_set.cpu_usec = _read_counter(cgroup_set, "cpu")
+                if cgroup_set.cpu is not None:
+                    # Rewriting the quota refills it: a killed spinner leaves no throttling.
+                    kind, path, line = cgroup_set.cpu
+                    _write(path / ("cpu.max" if kind == "v2" else "cpu.cfs_quota_us"), line)
+                _give_back(self._key, cgroup_set)
+                return
+        except OSError:
+            pass
+        # Not empty, or in a state the judge does not know: not reused.
+        _remove_later(_rmdir_all(self.dirs))
+
+    def _renew_killed_v2(self, cgroup_set: _CgroupSet) -> bool:
+        """After cgroup.kill, a fresh v2 directory; False if the set cannot be reused.
+
+        The kernel compares a cgroup's kill count with the forking process's own cgroup,
+        so every clone3(CLONE_INTO_CGROUP) into a cgroup that was ever killed is killed.
+        """
+        old = cgroup_set.v2
+        if not self._v2_killed or old is None:
+            return True
+        if cgroup_set.v2_has_limits or _rmdir_all([old]):  # a pure v2 host: nothing to keep
+            return False
+        fresh = old.with_name(f"{PREFIX}{os.getpid()}-{next(_counter)}")
+        fresh.mkdir()
+        cgroup_set.dirs[cgroup_set.dirs.index(old)] = fresh
+        cgroup_set.v2 = fresh
+        return True
+
+
+_leftovers: list[Path] = []
+
+
+def _remove_later(dirs: list[Path]) -> None:
+    """Directories that would not go yet (EBUSY) are retried at the next release and at exit."""
+    with _idle_lock:
+        _leftovers.extend(dirs)
+        retry, _leftovers[:] = list(_leftovers), []
+    left = _rmdir_all(retry)
+    with _idle_lock:
+        _leftovers.extend(left)
 
 
 def _write(path: Path, value: object) -> None:

@@ -199,8 +199,10 @@ class NamespacedProcess(BotProcess):
             await self.process.wait()
             procs.forget(pid)
             if self.cgroups is not None:
-                await self.cgroups.kill_and_remove()
+                await self.cgroups.kill_until_empty()
             await procs.reap_adopted_until_clear()
+            if self.cgroups is not None:
+                self.cgroups.release()
             procs.forget_session(pid)
             if self.slot is not None:
                 procs.release_slot(self.slot)
@@ -405,8 +407,10 @@ class IsolatedSandbox(Sandbox):
                     self.hierarchy,
                     CgroupLimits(lim.memory_mb * MB, lim.pids, lim.cpu_cores),
                 )
+                clone_into = self.hierarchy.clone_into
                 for directory in cgroups.dirs:
-                    outer += ["-G" if directory == cgroups.v2 else "-g", str(directory)]
+                    entered_by_clone = clone_into and directory == cgroups.v2
+                    outer += ["-G" if entered_by_clone else "-g", str(directory)]
             outer += self._rlimits(prepared, cgroups is not None)
             outer += prepared.stage_options
             if slot is not None:
@@ -426,7 +430,7 @@ class IsolatedSandbox(Sandbox):
             )
         except BaseException as exc:
             if cgroups is not None:
-                cgroups.remove_now()
+                cgroups.release()
             if slot is not None:
                 procs.release_slot(slot)
             if isinstance(exc, OSError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
@@ -74,6 +75,26 @@ def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
     return True, f"bubblewrap works {who}; seccomp and Landlock applied inside"
 
 
+def _probe_clone_into(launcher: Path, v2: Path) -> bool:
+    """Whether a process started by clone3(CLONE_INTO_CGROUP) survives here.
+
+    The kernel kills such a child if the cgroup it is born into and the forking
+    process's own cgroup differ in how often cgroup.kill was used on them, which
+    happens when the judge itself runs in a cgroup that was once killed.
+    """
+    test = v2 / f"{cg.PREFIX}{os.getpid()}-probe-clone"
+    try:
+        test.mkdir()
+    except OSError:
+        return False
+    try:
+        ok, _ = _run([str(launcher), "-G", str(test), "--", "/bin/sh", "-c", "exit 0"])
+    finally:
+        with contextlib.suppress(OSError):
+            test.rmdir()
+    return ok
+
+
 def probe(refresh: bool = False) -> ProbeReport:
     global _report
     if _report is not None and not refresh:
@@ -109,6 +130,8 @@ def probe(refresh: bool = False) -> ProbeReport:
         report.reasons["cgroups"] = "; ".join(hierarchy.problems) or "no usable cgroups"
     else:
         cg.remove_stale(hierarchy)
+        if launcher is not None and hierarchy.v2 is not None:
+            hierarchy.clone_into = _probe_clone_into(launcher, hierarchy.v2)
         report.available["cgroups"] = True
         report.reasons["cgroups"] = hierarchy.describe()
     _report = report
