@@ -352,10 +352,12 @@ class BotCgroups:
         return (_read_counter(self._set, "cpu") - self._set.cpu_usec) / 1e6
 
     def pids(self) -> set[int]:
+        return set() if self._released else self._listed()
+
+    def _listed(self) -> set[int]:
         found: set[int] = set()
-        if self._released:
-            return found
-        for path in self.dirs:
+        # Every process of the bot is in its v2 cgroup (it is entered first) when there is one.
+        for path in self.dirs[:1] if self.v2 is not None else self.dirs:
             try:
                 found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
             except (OSError, ValueError):
@@ -367,7 +369,6 @@ class BotCgroups:
         """SIGKILL every process in the bot's cgroups (the whole tree, daemons included)."""
         if self._released:
             return
-        self.oom_killed()  # remember before the counters become the next bot's zero
         with contextlib.suppress(OSError):  # signals below still do the job
             if self._set.can_kill and self.v2 is not None:
                 self._v2_killed = True
@@ -394,18 +395,17 @@ class BotCgroups:
         """
         if self._released:
             return
-        self._released = True
         self.oom_killed()
+        self._released = True
         cgroup_set = self._set
         try:
             if self._frozen and self.v2 is not None:
                 _write(self.v2 / "cgroup.freeze", 0)
-            self._final_cpu = (
-                (_read_counter(cgroup_set, "cpu") - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
-            )
-            if not self.pids() and self._renew_killed_v2(cgroup_set):
+            usage = _read_counter(cgroup_set, "cpu")
+            self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
+            if not self._listed() and self._renew_killed_v2(cgroup_set):
                 cgroup_set.oom_kills = _read_counter(cgroup_set, "oom")
-                cgroup_set.cpu_usec = _read_counter(cgroup_set, "cpu")
+                cgroup_set.cpu_usec = 0 if self._v2_killed else usage  # a fresh v2 starts at 0
                 if cgroup_set.cpu is not None:
                     # Rewriting the quota refills it: a killed spinner leaves no throttling.
                     kind, path, line = cgroup_set.cpu
