@@ -1,10 +1,13 @@
 """Starting bot processes, walking process trees, and reaping what the judge adopts.
 
-Bots are spawned from one long-lived thread: a parent-death signal fires when the
-*thread* that forked the child ends, and trio's worker threads end after a few idle
-seconds. The judge is a child subreaper, so a bot's orphans (a double-forked daemon
-at the base layer, bubblewrap's pid-1 helper) come back to it; it reaps only those,
-never the children trio waits for itself.
+Bots are spawned from the thread running trio: a parent-death signal fires when the
+*thread* that forked the child ends, and that thread outlives every bot it starts
+(``run_match`` kills its bots before it returns). A spawn there blocks the event loop
+for the ~0.1 ms of fork and exec (vfork); handing it to another thread cost twice
+the CPU (wake-ups and GIL hand-offs) and five times the wall time. The judge is a child
+subreaper, so a bot's orphans (a double-forked daemon at the base layer, bubblewrap's
+pid-1 helper) come back to it; it reaps only those, never the children trio waits for
+itself.
 """
 
 from __future__ import annotations
@@ -12,12 +15,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import queue
 import subprocess
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -31,14 +32,7 @@ _lock = threading.Lock()
 _spawned: set[int] = set()
 # Session ids of bots started by this process (each bot starts a new session).
 _bot_sessions: set[int] = set()
-_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-_spawner: threading.Thread | None = None
 _subreaper = False
-
-
-def _spawner_loop() -> None:
-    while True:
-        _jobs.get()()
 
 
 def become_subreaper() -> bool:
@@ -50,30 +44,19 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-async def _in_spawner_thread(job: Callable[[], Any]) -> Any:
-    global _spawner
-    if _spawner is None or not _spawner.is_alive():
-        _spawner = threading.Thread(target=_spawner_loop, name="bot-spawner", daemon=True)
-        _spawner.start()
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
-    outcome: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            outcome["value"] = job()
-        except BaseException as exc:  # handed back to the trio task
-            outcome["error"] = exc
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(done.set)
-
-    _jobs.put(work)
-    # A spawn takes milliseconds; finish it even if cancelled, then let the caller clean up.
-    with trio.CancelScope(shield=True):
-        await done.wait()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+def _popen(
+    argv: list[str], stdio: tuple[int, int], stderr: int, fds: tuple[int, ...], cwd: str | None,
+    env: dict[str, str],
+) -> subprocess.Popen[bytes]:
+    """Fork and exec (vfork: returns once the child has exec'd), registered as a bot."""
+    with _lock:
+        popen = subprocess.Popen(
+            argv, stdin=stdio[0], stdout=stdio[1], stderr=stderr, start_new_session=True,
+            close_fds=True, pass_fds=fds, cwd=cwd, env=env,
+        )
+        _spawned.add(popen.pid)
+        _bot_sessions.add(popen.pid)
+    return popen
 
 
 STDIN_FD = "{stdin_fd}"
@@ -102,18 +85,8 @@ async def spawn(
     else:
         stdio, fds = (stdin_r, stdout_w), ()
 
-    def start() -> subprocess.Popen[bytes]:
-        with _lock:
-            popen = subprocess.Popen(
-                argv, stdin=stdio[0], stdout=stdio[1], stderr=stderr_w, start_new_session=True,
-                close_fds=True, pass_fds=fds, cwd=cwd, env=env,
-            )
-            _spawned.add(popen.pid)
-            _bot_sessions.add(popen.pid)
-        return popen
-
     try:
-        popen: subprocess.Popen[bytes] = await _in_spawner_thread(start)
+        popen = _popen(argv, stdio, stderr_w, fds, cwd, env)
     except BaseException:
         for fd in (stdin_w, stdout_r, stderr_r):
             os.close(fd)
