@@ -60,6 +60,7 @@ def score_round(a: int, b: int) -> tuple[tuple[int, bool], tuple[int, bool], int
 
 
 VALID = {str(value): value for value in range(1, TOP + 1)}  # choices in canonical form
+VALID_TEXTS = frozenset(VALID)
 
 Outcome = tuple[str, str, int, int]  # both seats' "<value> <won>" news and points
 
@@ -171,7 +172,9 @@ class Counting(GameState):
         if not self.arena:
             return str(choice_of(single_order(lines)))
         texts = lines[0].split(",") if len(lines) == 1 else ",".join(lines).split(",")
-        if not all(text in VALID for text in texts):
+        if VALID_TEXTS.issuperset(texts) and len(texts) == len(self.slots[seat]):
+            return lines[0] if len(lines) == 1 else ",".join(texts)  # the usual answer
+        if not VALID_TEXTS.issuperset(texts):
             texts = [text.strip() for text in texts]
             if texts == [""]:
                 raise IllegalOrder("sent no order (an empty answer)", code="no_order")
@@ -189,7 +192,9 @@ class Counting(GameState):
         scores, news, prefix, points = self.scores, self.news, self.prefix, self.points
         table = outcomes()
         if self.arena:
-            choices = {seat: order.split(",") for seat, order in orders.items()}
+            choices: list[list[str]] = [[]] * self.seats
+            for seat, order in orders.items():
+                choices[seat] = order.split(",")
             plays = self.plays
             if len(orders) < len(self.slots):  # a seat was disqualified during this turn
                 plays = [play for play in plays if play[1] in orders and play[3] in orders]
