@@ -337,6 +337,29 @@ async def test_tournament_round_robin(api: Api) -> None:
     assert sorted(m["seed"] for m in matches) == sorted(match_seed(7, k) for k in (1, 2, 3))
 
 
+async def test_tournament_counting_arena_boards(api: Api) -> None:
+    alice = await api.user("alice")
+    r = await api.http.post("/api/tournaments", json={
+        "game": "counting", "bots": ["builtin:crab", "builtin:zoidberg", "builtin:dedicated"],
+        "options": {"rounds": 10}, "runs": 3, "concurrency": 2, "seed": 1,
+    }, headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    t = await wait_tournament(api, r.json()["id"])
+    assert t["status"] == "finished"
+    standings = t["standings"]
+    # Two arena matches of every bot, the three runs shared out 2 + 1.
+    assert standings["matches"] == standings["finished"] == 2
+    boards = {b["name"]: [(row["name"], row["value"]) for row in b["rows"]]
+              for b in standings["boards"]}
+    # Per run: zoidberg takes 96 a round from the counter, crab 2 a round from both.
+    assert boards["score"] == [("builtin:zoidberg", 2880), ("builtin:crab", 120),
+                               ("builtin:dedicated", 0)]
+    assert boards["wins"] == [("builtin:crab", 6), ("builtin:zoidberg", 3),
+                              ("builtin:dedicated", 0)]
+    table = {row["name"]: row for row in standings["table"]}
+    assert all(row["played"] == 6 for row in table.values())
+
+
 async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
     alice = await api.user("alice")
     r = await api.http.post("/api/tournaments", json={
