@@ -31,7 +31,8 @@ STALE_AFTER = 24 * 3600  # old /etc snapshots are removed after a day unused
 RECHECK_EVERY = 1.0  # seconds between looks at the host's /etc entries
 
 _lock = threading.Lock()
-_etc: tuple[float, tuple[object, ...], Path | None] | None = None
+# etc dir -> (when last looked at, its entries' signature, the snapshot or None)
+_etc: dict[Path, tuple[float, tuple[object, ...], Path | None]] = {}
 _dev: Path | bool | None = False  # False: not tried yet; None: unusable here
 
 
@@ -51,18 +52,18 @@ def etc_snapshot(etc: Path = Path("/etc")) -> Path | None:
 
     None if it cannot be made (then the caller binds the entries one by one).
     """
-    global _etc
     now = time.monotonic()
-    cached = _etc
+    cached = _etc.get(etc)
     if cached is not None and now - cached[0] < RECHECK_EVERY:
         return cached[2]
     signature = _signature(etc)
-    if cached is not None and cached[1] == signature:
-        _etc = (now, signature, cached[2])
+    target = cache_dir() / (
+        "etc-" + hashlib.sha256(repr((str(etc), signature)).encode()).hexdigest()[:16]
+    )
+    if cached is not None and cached[1] == signature and cached[2] == target:
+        _etc[etc] = (now, signature, cached[2])
         return cached[2]
     with _lock:
-        digest = hashlib.sha256(repr((str(etc), signature)).encode()).hexdigest()[:16]
-        target = cache_dir() / f"etc-{digest}"
         try:
             if not target.is_dir():
                 _build_etc(etc, target)
@@ -71,7 +72,7 @@ def etc_snapshot(etc: Path = Path("/etc")) -> Path | None:
             target_or_none: Path | None = None
         else:
             target_or_none = target
-        _etc = (now, signature, target_or_none)
+        _etc[etc] = (now, signature, target_or_none)
         return target_or_none
 
 
