@@ -152,6 +152,10 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
     if not cls.min_seats <= len(bots) <= cls.max_seats:
         seats = f"{cls.min_seats}" if cls.min_seats == cls.max_seats else f"{cls.min_seats} or more"
         raise click.UsageError(f"{game} takes {seats} bots, got {len(bots)}")
+    try:
+        cls.check_setup(len(bots), cls.Options(**options))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
     sandbox = sandbox_or_exit(layer, min_layer)

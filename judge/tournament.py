@@ -169,6 +169,8 @@ def validate(spec: TourneySpec) -> None:
     if not game.min_seats <= seats <= game.max_seats:
         raise ValueError(f"{spec.game} takes {game.min_seats}..{game.max_seats} bots per match")
     game.Options(**spec.options)
+    for match in plan(spec)[:1]:  # the first match is the largest
+        game.check_setup(len(match.bots), game.Options(**match.options))
 
 
 def replay_name(number: int, names: list[str]) -> str:

@@ -297,3 +297,11 @@ async def test_an_arena_disqualifies_one_bot_and_plays_on(tmp_path: Path) -> Non
     won = result.details["pairings_won"]
     assert won[1] == 0 and all(won[k] >= 1 for k in (0, 2, 3))
     assert verify_file(tmp_path / "dq.replay").ok
+
+
+def test_an_arena_too_large_for_one_match_is_refused_up_front() -> None:
+    with pytest.raises(ValueError, match="300000 games in one match; at most 100000"):
+        Counting.check_setup(25, CountingOptions(runs=1000))
+    Counting.check_setup(25, CountingOptions(runs=100))  # 30,000 games: fine
+    with pytest.raises(ValueError, match="takes 2..256 bots, got 1"):
+        Counting.check_setup(1, CountingOptions())

@@ -132,9 +132,13 @@ def test_cli_json_lists_every_bot(tmp_path: Path) -> None:
 
 def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:
     for args in (["rps", "rock"], ["rps", "rock", "paper", "--runs", "2"],
-                 ["nosuchgame", "a", "b"], ["counting", "naive", "crab", "--rounds", "0"]):
+                 ["nosuchgame", "a", "b"], ["counting", "naive", "crab", "--rounds", "0"],
+                 ["counting", "naive", "crab", "--runs", "5000"],
+                 ["counting", *["crab"] * 30, "--runs", "1000", "-j", "1"]):
         proc = subprocess.run([sys.executable, "-m", "judge.cli", "tourney", *args],
                               capture_output=True, text=True, cwd=tmp_path, timeout=60)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Error:" in proc.stderr and "Traceback" not in proc.stderr
         assert not list(tmp_path.iterdir())
+        if "--runs" in args and "crab" in args:
+            assert "runs" in proc.stderr

@@ -9,8 +9,16 @@ from typing import Any
 
 import click
 import trio
+from pydantic import ValidationError
 
-from judge.tournament import FORMATS, Progress, TourneyResult, TourneySpec, run_tourney
+from judge.tournament import (
+    FORMATS,
+    Progress,
+    TourneyResult,
+    TourneySpec,
+    run_tourney,
+    validate,
+)
 
 
 @click.command("tourney")
@@ -77,11 +85,18 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     if not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
     specs = cli.resolve_bots(game, bots, adapter)
-    spec = TourneySpec(
-        game=game, bots=specs, seed=seed, options=options, games=games or 100, runs=runs or 10,
-        turn_deadline=deadline, startup_allowance=startup,
-        concurrency=concurrency or max(1, os.cpu_count() or 1),
-    )
+    try:
+        spec = TourneySpec(
+            game=game, bots=specs, seed=seed, options=options, games=games or 100,
+            runs=runs or 10, turn_deadline=deadline, startup_allowance=startup,
+            concurrency=concurrency or max(1, os.cpu_count() or 1),
+        )
+        validate(spec)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise click.UsageError(problems) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     result = run_with_progress(spec, replays, default_sandbox(), show=not as_json)
     if as_json:
         click.echo(result.model_dump_json())

@@ -92,6 +92,12 @@ class GameState(ABC):
     rng: random.Random
     disqualified: dict[int, str] = field(default_factory=dict)
 
+    @classmethod
+    def check_setup(cls, seats: int, options: GameOptions) -> None:
+        """Raise ValueError, with a message for the user, for a match this game cannot host."""
+        if not cls.min_seats <= seats <= cls.max_seats:
+            raise ValueError(f"{cls.name} takes {cls.min_seats}..{cls.max_seats} bots, got {seats}")
+
     # -- the turn cycle -------------------------------------------------
     @abstractmethod
     def to_move(self) -> Sequence[int]:

@@ -37,6 +37,7 @@ from protocol import Limits
 
 TOP = 100
 MAX_SEATS = 256
+MAX_GAMES = 100_000  # pairings x runs in one match: bounds the judge's memory and messages
 INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
 TURN_LINE = re.compile(r"(-?[0-9]+) (-?[0-9]+) ([0-9]+) ([0-9]+)")
 NOT_ASKED = "-"  # an arena replay line's order of a seat that did not move (disqualified)
@@ -110,8 +111,20 @@ class Counting(GameState):
     scores: list[int] = field(default_factory=list)
     last_told: bool = False  # whether the last round's news went out in a turn message
 
+    @classmethod
+    def check_setup(cls, seats: int, options: GameOptions) -> None:
+        super().check_setup(seats, options)
+        assert isinstance(options, CountingOptions)
+        games = seats * (seats - 1) // 2 * options.runs
+        if games > MAX_GAMES:
+            raise ValueError(
+                f"{seats} bots x {options.runs} runs make {games} games in one match; "
+                f"at most {MAX_GAMES} (fewer runs per match, or a tourney's -j)"
+            )
+
     def __post_init__(self) -> None:
         assert isinstance(self.options, CountingOptions)
+        self.check_setup(self.seats, self.options)
         n, runs = self.seats, self.options.runs
         self.rounds = self.options.rounds
         self.runs = runs

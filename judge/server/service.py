@@ -342,6 +342,10 @@ class Service:
         if not cls.min_seats <= len(refs) <= cls.max_seats:
             raise BadRequest(f"{game} takes {cls.min_seats}..{cls.max_seats} bots, got {len(refs)}")
         options = validate_options(game, options)
+        try:
+            cls.check_setup(len(refs), cls.Options(**options))
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
         seats = await self.seats_from_refs(game, refs)
         return await self.enqueue(
             game=game, kind="manual", seats=seats, options=options, requested_by=user.id, seed=seed
