@@ -370,7 +370,8 @@ class BotCgroups:
         if self._released:
             return
         with contextlib.suppress(OSError):  # signals below still do the job
-            if self._set.can_kill and self.v2 is not None:
+            # Once is enough: the kernel also kills what is forked after the write.
+            if self._set.can_kill and self.v2 is not None and not self._v2_killed:
                 self._v2_killed = True
                 _write_if_exists(self.v2 / "cgroup.kill", 1)
             if self._frozen:
