@@ -205,6 +205,14 @@ class Turn:
         self.deadline: float | None = None  # on the trio clock, once the judge had to wait
 
 
+def _batch_scheduled() -> bool:
+    try:
+        policy = os.sched_getscheduler(0)
+    except OSError:
+        return False
+    return policy & ~os.SCHED_RESET_ON_FORK == os.SCHED_BATCH
+
+
 def _exited(status: int) -> BotFailed:
     if status == 0:
         return BotFailed("exit", "exited with status 0 before the match ended")
@@ -280,6 +288,10 @@ class Match:
         self.turn_scope = trio.CancelScope()
         self.pending: Turn | None = None
         self.all_killed = False
+        # Bots started by a batch-scheduled judge (judge.parallel.batch_scheduling) are too,
+        # so the writes that wake them do not preempt the judge: it yields its core once
+        # they are all written.
+        self.yield_after_send = _batch_scheduled()
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -383,6 +395,7 @@ class Match:
         spec = self.spec
         pause_idle = spec.pause_idle
         turn_deadline = spec.turn_deadline
+        yield_after_send = self.yield_after_send
         while not state.is_over():
             to_move = state.to_move()
             movers = [s for s in to_move if s not in failures] if failures else list(to_move)
@@ -407,6 +420,8 @@ class Match:
                 except BotFailed as failure:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire now
                     self.disqualify(index, await _confirm_gone(seat, failure))
+            if yield_after_send and live:
+                os.sched_yield()
             answers: dict[int, list[str]] = {}
             missing: Seat | None = None
             for seat in live:

@@ -78,7 +78,7 @@ async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Pat
         assert [r.summary for r in results] == ["0-3"] * 4
         return {r.players[1].stderr.strip() for r in results}
 
-    # Unpinned first, so the workers' cached spawning threads exist before they are pinned.
+    # Unpinned first, so the workers exist (with all their threads) before they are pinned.
     assert await bots_cpus(False, ParallelStats()) == {everywhere}
     pinned_stats = ParallelStats()
     pinned_bots = await bots_cpus(True, pinned_stats)
@@ -94,3 +94,40 @@ async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Pat
     after = ParallelStats()
     assert await bots_cpus(False, after) == {everywhere}
     assert all(len(cpus) == default_workers() for cpus in after.worker_cpus.values())
+
+
+POLICY_BOT = """
+import os, sys
+policy = os.sched_getscheduler(0) & ~os.SCHED_RESET_ON_FORK
+judge = os.sched_getscheduler(os.getppid()) & ~os.SCHED_RESET_ON_FORK
+sys.stderr.write("bot %d judge %d\\n" % (policy, judge))
+sys.stderr.flush()
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    if line.strip() == ".":
+        sys.stdout.write("P\\n.\\n")
+        sys.stdout.flush()
+"""
+
+
+async def test_a_pinned_judge_and_its_bots_are_batch_scheduled(tmp_path: Path) -> None:
+    from judge.models import BotSpec
+
+    script = tmp_path / "policy_bot.py"
+    await trio.Path(script).write_text(POLICY_BOT)
+    bot = BotSpec(name="policy", argv=(sys.executable, "-S", str(script)))
+    specs = [rps_spec(builtin("rps", "rock"), bot, turns=3, seed=i) for i in range(2)]
+    normal, batch = os.SCHED_OTHER, os.SCHED_BATCH
+
+    async def reports(pin: bool) -> set[str]:
+        stats = ParallelStats()
+        results = await run_matches(specs, workers=1, per_worker=1, sandbox_layer="none",
+                                    pin_cpus=pin, stats=stats)
+        assert [r.summary for r in results] == ["0-3"] * 2
+        if pin and not any(len(cpus) == 1 for cpus in stats.worker_cpus.values()):
+            pytest.skip("another judge holds every CPU")
+        return {r.players[1].stderr.strip() for r in results}
+
+    assert await reports(True) == {f"bot {batch} judge {batch}"}
+    assert await reports(False) == {f"bot {normal} judge {normal}"}
