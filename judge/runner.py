@@ -42,8 +42,10 @@ EXIT_GRACE = 0.1
 # is moved only every few ms instead of every turn; firing early just means waiting on.
 DEADLINE_SLACK = 0.002
 GONE_CODES = frozenset({"closed_stdout", "closed_stdin"})
-# Waits a seat skips yielding for after a yield that did not bring its answer.
+# Waits a seat skips yielding for after a yield that did not bring its answer, or took
+# longer than YIELD_TOO_LONG (other work ran on the core meanwhile).
 YIELD_BACKOFF = 8
+YIELD_TOO_LONG = 0.0002
 # A checkpoint every this many turns, so one match whose answers are always there
 # cannot keep the other matches of this judge process from running.
 CHECKPOINT_EVERY = 64
@@ -172,13 +174,16 @@ class Seat:
     def poll_after_yield(self) -> list[str] | None:
         """After a poll found nothing: yield the CPU once (a bot just woken on this CPU runs
         and answers), then poll again. Cheaper than a trio wait when it works (~1 µs against
-        ~7 µs); a seat whose bot runs elsewhere or thinks stops trying for a while."""
+        ~7 µs). A seat whose bot runs elsewhere or thinks stops trying for a while, and so
+        does one whose yield let other work run long (a busy core: a wait wakes sooner)."""
         if self.yield_credit < 0:
             self.yield_credit += 1
             return None
+        before = perf_counter()
         os.sched_yield()
         answer = self.poll()
-        self.yield_credit = 0 if answer is not None else -YIELD_BACKOFF
+        helped = answer is not None and perf_counter() - before < YIELD_TOO_LONG
+        self.yield_credit = 0 if helped else -YIELD_BACKOFF
         return answer
 
     def gone(self, code: str, what: str) -> BotFailed:
