@@ -203,6 +203,7 @@ async def run_matches(
     stats: ParallelStats | None = None,
     log_level: str = "warning",
     pin_cpus: bool = False,
+    worker_context: trio_parallel.WorkerContext | None = None,
 ) -> list[MatchResult]:
     """Play every spec across ``workers`` processes; results come back in the specs' order.
 
@@ -213,6 +214,9 @@ async def run_matches(
     ``pin_cpus`` pins each worker, and so its bots, to a CPU of its own: about half the CPU
     per turn, best on a machine the judge has to itself (the kernel cannot move them).
     A bot's misbehaviour never raises here; a worker that dies raises BrokenWorkerError.
+    Workers start afresh for every call (~0.5 s of start-up and imports) unless the caller
+    passes a ``worker_context`` (``trio_parallel.open_worker_context()``) it keeps open
+    across calls, as a server or a tournament running many calls may.
     """
     if per_worker < 1:
         raise ValueError("per_worker must be at least 1")
@@ -243,13 +247,19 @@ async def run_matches(
             if on_result is not None:
                 on_result(start + offset, result)
 
-    # Own workers, ended on the way out: cached ones would outlive the call as stray children.
-    async with (
-        trio_parallel.open_worker_context() as workers_context,
-        trio.open_nursery() as nursery,
-    ):
-        for start in range(0, len(specs), size):
-            nursery.start_soon(run_one_batch, start)
+    async def run_all() -> None:
+        async with trio.open_nursery() as nursery:
+            for start in range(0, len(specs), size):
+                nursery.start_soon(run_one_batch, start)
+
+    if worker_context is not None:
+        workers_context = worker_context
+        await run_all()
+    else:
+        # Own workers, ended on the way out: cached ones would outlive the call as stray
+        # children.
+        async with trio_parallel.open_worker_context() as workers_context:
+            await run_all()
     return [r for r in results if r is not None]
 
 

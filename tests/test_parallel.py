@@ -131,3 +131,18 @@ async def test_a_pinned_judge_and_its_bots_are_batch_scheduled(tmp_path: Path) -
 
     assert await reports(True) == {f"bot {batch} judge {batch}"}
     assert await reports(False) == {f"bot {normal} judge {normal}"}
+
+
+async def test_a_worker_context_kept_open_serves_several_calls() -> None:
+    import trio_parallel  # type: ignore[import-untyped]
+
+    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=2, seed=i)
+             for i in range(2)]
+    first, second = ParallelStats(), ParallelStats()
+    async with trio_parallel.open_worker_context() as context:
+        for stats in (first, second):
+            results = await run_matches(specs, workers=1, sandbox_layer="none", stats=stats,
+                                        worker_context=context)
+            assert [r.summary for r in results] == ["0-2", "0-2"]
+    # The second call found the first call's worker still there.
+    assert first.worker_pids == second.worker_pids and len(first.worker_pids) == 1
