@@ -6,6 +6,9 @@ from protocol.errors import ProtocolError
 
 TERMINATOR = b"."
 CR = 13  # b"\r"[0]
+# The decoder remembers up to this many one-line answers of up to this many bytes.
+RECENT_ANSWERS = 16
+RECENT_LINE_MAX = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +60,16 @@ class Decoder:
     """
 
     __slots__ = (
-        "_buffer", "_error", "_fast_limit", "_limits", "_line_start", "_lines_seen", "_scan_from",
+        "_buffer", "_error", "_fast_limit", "_limits", "_line_start", "_lines_seen", "_recent",
+        "_scan_from",
     )
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self._limits = limits
         # The longest line the one-line fast path of feed() takes (within both caps).
         self._fast_limit = min(limits.max_line_length, limits.max_message_bytes - 1)
+        # One-line answers already decoded by the fast path: a bot repeats a few (R, P, S).
+        self._recent: dict[bytes, str] = {}
         self._buffer = bytearray()
         self._scan_from = 0  # where to resume looking for the terminator
         self._line_start = 0  # start of the first line of a partial message not yet checked
@@ -83,6 +89,9 @@ class Decoder:
         """Add bytes; return every message they complete, in order."""
         buf = self._buffer
         if not buf and self._error is None:
+            line = self._recent.get(data)
+            if line is not None:
+                return [[line]]
             # Fast path for the usual answer: exactly one short ASCII line (no '\r', not '.')
             # and the '.' line; anything else takes the general path below.
             end = len(data) - 3
@@ -94,7 +103,10 @@ class Decoder:
                 and data.isascii()
                 and data != b".\n.\n"
             ):
-                return [[data[:end].decode("ascii")]]
+                line = data[:end].decode("ascii")
+                if end <= RECENT_LINE_MAX and len(self._recent) < RECENT_ANSWERS:
+                    self._recent[data] = line
+                return [[line]]
         if self._error is not None:
             raise self._error
         buf += data

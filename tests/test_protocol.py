@@ -112,3 +112,15 @@ def test_encode_refuses_lines_that_would_break_framing() -> None:
     with pytest.raises(ValueError):
         encode(["."])
     assert encode([]) == b".\n"
+
+
+def test_repeated_answers_come_back_as_fresh_messages() -> None:
+    decoder = Decoder()
+    first = decoder.feed(b"R\n.\n")
+    first[0].append("changed")
+    first.append(["x"])
+    assert decoder.feed(b"R\n.\n") == [["R"]]
+    # A remembered answer is only taken whole: as part of a longer read it is decoded again.
+    assert decoder.feed(b"R\n.\nP\n") == [["R"]]
+    assert decoder.feed(b".\n") == [["P"]]
+    assert decoder.feed(b"R\n.\n") == [["R"]]
