@@ -46,6 +46,10 @@ GONE_CODES = frozenset({"closed_stdout", "closed_stdin"})
 # longer than YIELD_TOO_LONG (other work ran on the core meanwhile).
 YIELD_BACKOFF = 8
 YIELD_TOO_LONG = 0.0002
+# Distinct messages a seat keeps encoded, and the misses (once that many are kept) after
+# which it stops looking them up.
+ENCODINGS_KEPT = 32
+ENCODING_MISSES_TOLERATED = 64
 # A checkpoint every this many turns, so one match whose answers are always there
 # cannot keep the other matches of this judge process from running.
 CHECKPOINT_EVERY = 64
@@ -112,6 +116,26 @@ class Seat:
         # Yielding the CPU once when an answer is not there yet lets a bot woken on the judge's
         # CPU answer without a trio wait; after a yield that did not help, skip a few.
         self.yield_credit = 0
+        # Messages this seat is sent again and again (rps has ten), encoded once; None once
+        # the messages proved to differ every turn (then the lookup is not worth it).
+        self.encodings: dict[tuple[str, ...], bytes] | None = {}
+        self.encoding_misses = 0
+
+    def encoded(self, lines: list[str]) -> bytes:
+        encodings = self.encodings
+        if encodings is None:
+            return encode(lines)
+        key = tuple(lines)
+        data = encodings.get(key)
+        if data is None:
+            data = encode(lines)
+            if len(encodings) < ENCODINGS_KEPT:
+                encodings[key] = data
+            else:
+                self.encoding_misses += 1
+                if self.encoding_misses > ENCODING_MISSES_TOLERATED:
+                    self.encodings = None
+        return data
 
     # -- writing -------------------------------------------------------
     def send_now(self, data: bytes) -> None:
@@ -420,7 +444,7 @@ class Match:
                 seat = seats[index]
                 assert seat is not None
                 try:
-                    seat.send_now(encode(messages[index]))
+                    seat.send_now(seat.encoded(messages[index]))
                     live.append(seat)
                 except BotFailed as failure:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire now
