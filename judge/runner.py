@@ -486,9 +486,11 @@ class Match:
                     return
                 if not orders:
                     continue  # every mover was disqualified; a game of 3+ seats may go on
-            line = state.apply(orders) + "\n"
-            for sink in sinks:
-                sink(line)
+            line = state.apply(orders)
+            if sinks:
+                line += "\n"
+                for sink in sinks:
+                    sink(line)
             self.turn += 1
             # (bots not on the next turn are paused when that turn begins, above)
             if self.turn % CHECKPOINT_EVERY == 0:
@@ -726,7 +728,8 @@ async def run_match(
     began = time.monotonic()
     with structlog.contextvars.bound_contextvars(match_id=spec.match_id):
         log.info("match starting", game=spec.game, bots=[b.name for b in spec.bots], seed=spec.seed)
-        match.emit(header_line(match.header()))
+        if all_sinks:  # (the header and the result line are built only for someone)
+            match.emit(header_line(match.header()))
         try:
             async with trio.open_nursery() as nursery:
                 try:
@@ -742,8 +745,11 @@ async def run_match(
                                 await seat.stderr_done.wait()
                     nursery.cancel_scope.cancel()
             result = match.result(time.monotonic() - began, replay_path)
-            summary = result.model_dump(mode="json", exclude={"players": {"__all__": {"stderr"}}})
-            match.emit(event_line("result", summary))
+            if all_sinks:
+                summary = result.model_dump(
+                    mode="json", exclude={"players": {"__all__": {"stderr"}}}
+                )
+                match.emit(event_line("result", summary))
         finally:
             if writer is not None:
                 writer.close()
