@@ -40,6 +40,7 @@ BWRAP = "/usr/bin/bwrap"
 LAUNCHER_INSIDE = "/run/launcher"
 STAGE_DIR = Path("/run/botjudge-stage")
 KILL_GRACE = 1.0
+WATCHED_WRAPPERS = 6
 PREPARED_CACHE_SIZE = 256  # bot specs whose paths are remembered per sandbox
 MB = 1024 * 1024
 # Shown read-only inside the namespaces; nothing else of the host is.
@@ -190,14 +191,27 @@ class NamespacedProcess(BotProcess):
     async def kill(self) -> None:
         pid = self.process.pid
         with trio.CancelScope(shield=True):
+            watched: list[int] = []
             if not self._killed:
                 self._killed = True
+                # bwrap and its pid 1 end a moment after the process we hold, and pid 1 only
+                # once everything in its namespace is gone. A pidfd says when, instead of
+                # polling /proc every few ms for the orphans the judge adopts.
+                watched = _pidfds(_wrappers(pid))
                 if self.cgroups is not None:
                     self.cgroups.kill()
+                for fd in watched:
+                    with contextlib.suppress(OSError):
+                        signal.pidfd_send_signal(fd, signal.SIGKILL)
                 # bwrap's pid 1 dies with it (--die-with-parent), and the namespace with pid 1.
                 procs.signal_all([pid], signal.SIGKILL)
             await self.process.wait()
             procs.forget(pid)
+            with trio.move_on_after(KILL_GRACE):
+                for fd in watched:
+                    await trio.lowlevel.wait_readable(fd)
+            for fd in watched:
+                os.close(fd)
             if self.cgroups is not None:
                 await self.cgroups.kill_until_empty()
             await procs.reap_adopted_until_clear()
@@ -207,6 +221,23 @@ class NamespacedProcess(BotProcess):
             if self.slot is not None:
                 procs.release_slot(self.slot)
                 self.slot = None
+
+
+def _wrappers(pid: int) -> list[int]:
+    """The processes just below the one the judge holds: bwrap, its pid 1 (and the relay's
+    bwrap at the cgroups layer); a few at most, whatever the bot has started."""
+    found = procs.children(pid)
+    for child in list(found):
+        found += procs.children(child)
+    return found[:WATCHED_WRAPPERS]
+
+
+def _pidfds(pids: list[int]) -> list[int]:
+    fds = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fds.append(os.pidfd_open(pid))
+    return fds
 
 
 class IsolatedSandbox(Sandbox):
