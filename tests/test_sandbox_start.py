@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +16,7 @@ import pytest
 import trio
 
 from judge.models import BotSpec
-from judge.sandbox import skeleton
+from judge.sandbox import launcher, skeleton
 from judge.sandbox.base import BotProcess, SandboxLimits
 from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.probe import probe
@@ -256,3 +258,61 @@ def test_prepared_dev_has_only_the_usual_devices() -> None:
         assert nodes[name].st_mode & 0o7777 == 0o666
     assert dev.stat().st_mode & 0o7777 == 0o755 and dev.stat().st_uid == 0
 
+
+
+@pytest.mark.parametrize("flags", launcher.BUILDS, ids=["nolibc", "static", "dynamic"])
+def test_every_launcher_build_applies_the_same_rules(
+    flags: tuple[str, ...], tmp_path: Path
+) -> None:
+    """The launcher is built without a libc where it can be, with one elsewhere: each build
+    sets limits, Landlock and seccomp alike, finds programs on PATH and reports failures."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    binary = tmp_path / "launcher"
+    built = subprocess.run([cc, *flags, "-o", str(binary), str(launcher.SOURCE)],
+                           capture_output=True, text=True, timeout=120)
+    if built.returncode != 0:
+        pytest.skip(f"this compiler cannot make that build: {built.stderr.strip()[-200:]}")
+    allowed, elsewhere = tmp_path / "allowed", tmp_path / "elsewhere"
+    allowed.mkdir()
+    elsewhere.mkdir()
+    script = (
+        "import os, resource, socket\n"
+        "def attempt(what, action):\n"
+        "    try:\n"
+        "        action()\n"
+        "        print(what, 'ok')\n"
+        "    except OSError as exc:\n"
+        "        print(what, exc.errno)\n"
+        f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
+        f"attempt('elsewhere', lambda: open({str(elsewhere / 'b')!r}, 'w').close())\n"
+        "attempt('inet', lambda: socket.socket(socket.AF_INET))\n"
+        "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+        "print('cpu', resource.getrlimit(resource.RLIMIT_CPU))\n"
+    )
+    python = Path(sys.executable).name  # found through PATH, as execvp does
+    env = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
+    run = subprocess.run(
+        [str(binary), "-r", "nofile:64:64", "-r", "cpu:-1:-1", "-n", "-L", "-w", str(allowed),
+         "-S", "--", python, "-S", "-c", script],
+        capture_output=True, text=True, timeout=30, env=env,
+    )
+    import errno
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "allowed ok", f"elsewhere {errno.EACCES}", f"inet {errno.EAFNOSUPPORT}",
+        "nofile (64, 64)", f"cpu ({resource.RLIM_INFINITY}, {resource.RLIM_INFINITY})",
+    ]
+    missing = subprocess.run([str(binary), "--", "no-such-program-here"], capture_output=True,
+                             text=True, timeout=30, env=env)
+    assert missing.returncode == 127
+    assert missing.stderr == (
+        "launcher: cannot run no-such-program-here: No such file or directory\n"
+    )
+    # The supervisor (base layer) ends the way its bot did.
+    for command, status in (("exit 3", 3), ("kill -SEGV $$", -11)):
+        ended = subprocess.run([str(binary), "-s", "--", "/bin/sh", "-c", command],
+                               capture_output=True, timeout=30)
+        assert ended.returncode == status
