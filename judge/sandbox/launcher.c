@@ -523,34 +523,42 @@ static void exec_program(char **argv) {
 }
 
 /* ---- supervise (base layer) ------------------------------------------------------ */
-static int signal_tree(int pid, int sig) {
+/* Appends the children of pid to tree[*count...]; stops each first if asked (no forking
+ * meanwhile). Iterative, so a deep chain of processes cannot exhaust the stack. */
+#define MAX_TREE 65536
+static int tree[MAX_TREE];
+
+static void add_children(int pid, int *count, int stop) {
     char path[64], *end = path + sizeof path - 1, *at = path;
     at = append_int(append(at, end, "/proc/"), end, pid);
     at = append_int(append(at, end, "/task/"), end, pid);
     at = append(at, end, "/children");
     *at = 0;
     long fd = open_(path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0) return 0;
+    if (fd < 0) return;
     static char listed[65536];
     long n = 0, got;
-    while (n < (long)sizeof listed - 1 && (got = sc3(__NR_read, fd, listed + n, sizeof listed - 1 - n)) > 0)
+    while (n < (long)sizeof listed - 1 &&
+           (got = sc3(__NR_read, fd, listed + n, sizeof listed - 1 - n)) > 0)
         n += got;
     close_(fd);
-    int children[4096], count = 0;
-    for (long i = 0; i < n && count < 4096;) {
+    for (long i = 0; i < n && *count < MAX_TREE;) {
         while (i < n && (listed[i] < '0' || listed[i] > '9')) i++;
         if (i >= n) break;
         int child = 0;
         while (i < n && listed[i] >= '0' && listed[i] <= '9') child = child * 10 + (listed[i++] - '0');
-        children[count++] = child;
+        if (stop) kill_(child, SIGSTOP);
+        tree[(*count)++] = child;
     }
-    int total = 0;
-    for (int i = 0; i < count; i++) {
-        if (sig == SIGKILL || sig == SIGSTOP) kill_(children[i], SIGSTOP); /* no forking meanwhile */
-        total += 1 + signal_tree(children[i], sig);
-        kill_(children[i], sig);
-    }
-    return total;
+}
+
+/* Sends sig to every descendant; returns how many there were. */
+static int signal_tree(int pid, int sig) {
+    int stop = sig == SIGKILL || sig == SIGSTOP, count = 0;
+    add_children(pid, &count, stop);
+    for (int next = 0; next < count; next++) add_children(tree[next], &count, stop);
+    for (int i = count - 1; i >= 0; i--) kill_(tree[i], sig);
+    return count;
 }
 
 static void kill_tree_and_reap(void) {

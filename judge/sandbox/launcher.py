@@ -48,12 +48,25 @@ def launcher_binary() -> Path:
         return target
 
 
+def _runs(binary: Path) -> bool:
+    """A build that compiles but cannot start a program (a new architecture) is skipped."""
+    try:
+        probe = subprocess.run(
+            [str(binary), "-n", "-r", "core:0:0", "--", "/bin/sh", "-c", "exit 7"],
+            capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 7
+
+
 def _compile(target: Path) -> None:
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         raise SandboxError("the sandbox launcher needs a C compiler (cc) to be built once")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    problem = ""
     for flags in BUILDS:
         try:
             proc = subprocess.run(
@@ -62,10 +75,11 @@ def _compile(target: Path) -> None:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SandboxError(f"building the sandbox launcher failed: {exc}") from None
-        if proc.returncode == 0:
+        if proc.returncode == 0 and _runs(partial):
             break
+        problem = proc.stderr.strip() or "the built launcher could not start a program"
         partial.unlink(missing_ok=True)
     else:
-        raise SandboxError(f"building the sandbox launcher failed:\n{proc.stderr.strip()}")
+        raise SandboxError(f"building the sandbox launcher failed:\n{problem}")
     partial.chmod(0o755)
     os.replace(partial, target)
