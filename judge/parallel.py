@@ -11,12 +11,13 @@ layer name: a worker builds its own sandbox, so nothing unpicklable travels.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import resource
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -126,6 +127,24 @@ def batch_scheduling(enabled: bool) -> bool:
     except OSError:
         return False
     return enabled
+
+
+@contextlib.contextmanager
+def batch_scheduled() -> Iterator[bool]:
+    """This thread, and the bots it starts meanwhile, batch-scheduled for the block (see
+    ``batch_scheduling``); the previous policy comes back after. Yields whether it took."""
+    try:
+        previous = os.sched_getscheduler(0)
+    except OSError:
+        yield False
+        return
+    took = batch_scheduling(True)
+    try:
+        yield took
+    finally:
+        if took:
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(0, previous, os.sched_param(0))
 
 
 def _sandbox_for(layer: str | None) -> Sandbox:
@@ -265,6 +284,7 @@ async def run_matches(
 
 __all__ = [
     "ParallelStats",
+    "batch_scheduled",
     "batch_scheduling",
     "default_workers",
     "pin_to_free_cpu",

@@ -17,6 +17,7 @@ ranking (1, 1, 3); the listing order within a tie is the bots' order in the spec
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable
@@ -234,9 +235,15 @@ async def run_tourney(
                 report(1, f"match {match.number}: {' v '.join(names)}: {winner} ({result.summary})")
 
     report(0, f"{len(planned)} matches to play")
-    async with trio.open_nursery() as nursery:
-        for match in planned:
-            nursery.start_soon(play, match)
+    from judge.parallel import batch_scheduled
+
+    # Arena matches move every bot every turn: batch-scheduled bots do not preempt the judge
+    # while it writes a turn's messages, and the judge lets them run once they are all out.
+    scheduling = batch_scheduled() if spec.game == "counting" else contextlib.nullcontext()
+    with scheduling:
+        async with trio.open_nursery() as nursery:
+            for match in planned:
+                nursery.start_soon(play, match)
 
     records = [record(m, results[m.number]) for m in planned]
     standings, boards = standings_for(spec, bots, records)

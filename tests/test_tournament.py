@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,12 @@ def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:
         assert not list(tmp_path.iterdir())
         if "--runs" in args and "crab" in args:
             assert "runs" in proc.stderr
+
+
+async def test_counting_arena_bots_run_batch_scheduled_and_the_judge_returns_to_normal() -> None:
+    policy = os.sched_getscheduler(0)
+    bot = str(ROOT / "tests" / "bots" / "ct_policy.py")
+    result = await run_tourney(spec("counting", bot, "dedicated", options={"rounds": 4}, runs=1))
+    # 3 against the counter's 100: six points a round, so the bot ran batch-scheduled.
+    assert [s.score for s in sorted(result.standings, key=lambda s: s.index)] == [24, 0]
+    assert os.sched_getscheduler(0) == policy
