@@ -354,10 +354,9 @@ async def test_stop_itself(scene: Scene, layer: str) -> None:
 async def test_ptrace_the_judge(scene: Scene, layer: str) -> None:
     result = await play(scene, layer, scene.bot("hostile", "ptrace"))
     assert outcome(result) == "ok"
-    if layer in CONTAINING:
-        assert "ptrace: Operation not permitted" in stderr(result)
-    else:  # same uid, no pid namespace: the base layer's gap
-        assert "ptrace: attached" in stderr(result)
+    # Namespaces hide the judge; at the base layer the judge is non-dumpable and a bot left
+    # uid 0 keeps no capability, so it cannot attach (and stop the judge) either.
+    assert "ptrace: Operation not permitted" in stderr(result)
 
 
 async def test_signal_the_judge(scene: Scene, layer: str) -> None:

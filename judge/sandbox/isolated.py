@@ -257,6 +257,7 @@ class IsolatedSandbox(Sandbox):
         self.limits = limits or SandboxLimits()
         self.hierarchy = hierarchy
         self.use_slot_uids = os.geteuid() == 0
+        procs.make_judge_untraceable()
         self._prepared: OrderedDict[tuple[object, ...], _Prepared] = OrderedDict()
 
     def describe(self) -> str:
@@ -318,6 +319,8 @@ class IsolatedSandbox(Sandbox):
         cwd = prepared.cwd
         argv = [
             str(launcher), *self._rlimits(prepared, False), "-p", str(os.getpid()), "-n", "-s",
+            # A bot left uid 0 (no namespaces here) keeps no capability over the judge.
+            *(["-C"] if os.geteuid() == 0 else []),
             "--", *bot.argv,
         ]
         try:

@@ -6,7 +6,7 @@
  * execs bwrap; inside, a second run adds Landlock and a seccomp filter.
  *
  *   launcher [-r RES:SOFT:HARD]... [-g V1_CGROUP_DIR]... [-G V2_CGROUP_DIR] [-u UID:GID]
- *            [-p PARENT_PID] [-m STAGE_DIR -b PATH...] [-s] [-n] [-S] [-L]
+ *            [-p PARENT_PID] [-m STAGE_DIR -b PATH...] [-s] [-n] [-C] [-S] [-L]
  *            [-w WRITABLE_DIR]... [-c DIR] [-i IN_FD:OUT_FD] -- PROGRAM ARGS...
  *
  * It runs twice per namespaced bot start, so it is built without a C library where it
@@ -21,6 +21,9 @@
  * itself by writing 0 to a v1 hierarchy's "tasks" (-g; no global lock), and a v2 cgroup
  * (-G) is entered by clone3(CLONE_INTO_CGROUP): the launcher forks straight into it and
  * stays behind as a thin relay that exits the way its child does.
+ *
+ * -C (root only) drops every capability, bounding set included, so a bot that stays uid 0
+ * (the base layer) cannot use CAP_SYS_PTRACE, CAP_KILL and the like on the judge.
  *
  * -i moves the bot's pipes from IN_FD/OUT_FD onto stdin/stdout: the judge passes them
  * aside so that bwrap (which keeps its own stdio open) never holds them.
@@ -387,6 +390,20 @@ static const long denied[] = {
 #define NS_FLAGS (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | \
                   CLONE_NEWNET | CLONE_NEWCGROUP)
 
+/* Root keeps no capability: the bounding set first (that needs CAP_SETPCAP), then the
+ * ambient, inheritable, permitted and effective sets, so the exec gains none back. */
+static void drop_capabilities(void) {
+    for (unsigned long cap = 0; cap < 64; cap++) {
+        long err = sc5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0);
+        if (err == -EINVAL) break; /* past the last capability this kernel knows */
+        CHECK(err, "capbset", 0);
+    }
+    CHECK(sc5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient", 0);
+    struct { __u32 version; int pid; } header = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+    struct { __u32 effective, permitted, inheritable; } none[2] = {{0, 0, 0}, {0, 0, 0}};
+    CHECK(sc2(__NR_capset, (long)&header, (long)none), "capset", 0);
+}
+
 static void install_seccomp(void) {
 #ifndef THIS_ARCH
     die_err("seccomp", "unsupported architecture", ENOSYS);
@@ -692,7 +709,7 @@ static void stage_binds(const char *stage, char **paths, int n) {
 static int launcher_main(int argc, char **argv) {
     char *writable[16];
     int n_writable = 0, want_seccomp = 0, want_landlock = 0, want_nnp = 0;
-    int want_subreaper = 0;
+    int want_subreaper = 0, want_no_caps = 0;
     long parent = 0, stdin_from = -1, stdout_from = -1;
     const char *chdir_to = 0, *stage = 0, *v2_cgroup = 0;
     char *ids = 0, *stage_paths[64], *v1_cgroups[8];
@@ -704,7 +721,7 @@ static int launcher_main(int argc, char **argv) {
         if (arg[0] != '-' || !arg[1] || arg[2]) break; /* the program: options end */
         char opt = arg[1];
         char *value = 0;
-        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L') {
+        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L' && opt != 'C') {
             if (i + 1 >= argc) die_err("usage", arg, EINVAL);
             value = argv[++i];
         }
@@ -721,6 +738,7 @@ static int launcher_main(int argc, char **argv) {
         }
         case 's': want_subreaper = 1; break;
         case 'n': want_nnp = 1; break;
+        case 'C': want_no_caps = 1; break;
         case 'S': want_seccomp = 1; break;
         case 'L': want_landlock = 1; break;
         case 'w': if (n_writable < 16) writable[n_writable++] = value; break;
@@ -769,6 +787,7 @@ static int launcher_main(int argc, char **argv) {
         CHECK(prctl_(PR_SET_PDEATHSIG, want_subreaper ? SIGTERM : SIGKILL), "pdeathsig", 0);
         if (getppid_() != parent) exit_now(127); /* the judge died before we got here */
     }
+    if (want_no_caps) drop_capabilities();
     if (want_nnp) CHECK(sc5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs", 0);
     if (chdir_to) CHECK(sc1(__NR_chdir, chdir_to), "chdir", chdir_to);
     if (want_landlock) install_landlock(writable, n_writable);

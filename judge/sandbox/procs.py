@@ -253,3 +253,15 @@ def release_slot(slot: int) -> None:
         fd = _slot_files.pop(slot, None)
     if fd is not None:
         os.close(fd)
+
+
+PR_SET_DUMPABLE = 4
+
+
+def make_judge_untraceable() -> None:
+    """Mark the judge process non-dumpable: a process of the same uid without
+    CAP_SYS_PTRACE (a bot of the base layer) can then neither ptrace it nor read its
+    /proc files. It cannot stop the judge by attaching to it and waiting."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
