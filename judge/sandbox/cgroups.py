@@ -3,7 +3,8 @@
 Works with cgroup v1 controllers (memory, pids, cpu), a v2 hierarchy, or the hybrid
 of both (v1 controllers plus a v2 mount without controllers that still offers
 ``cgroup.kill``, ``cgroup.freeze`` and ``cpu.stat``). Bot cgroups are created as
-children of the judge's own cgroups, so any limit the judge runs under still holds.
+children of the judge's own cgroups, so any limit the judge runs under still holds, and
+reused bot after bot (see _CgroupSet); the launcher joins them (launcher.c says how).
 """
 
 from __future__ import annotations
