@@ -390,9 +390,10 @@ class Match:
                 self.turn_scope = scope
                 turn = self.pending
                 if turn is not None:
-                    # The scope fired within DEADLINE_SLACK before the real deadline: wait on.
-                    assert turn.deadline is not None
-                    scope.deadline = turn.deadline
+                    # The scope fired before the turn's deadline (within DEADLINE_SLACK, or
+                    # a stale one, see below): wait on.
+                    if turn.deadline is not None:
+                        scope.deadline = turn.deadline
                     answers = await self.collect(turn)
                     if not await self.conclude_turn(turn.movers, answers):
                         return
@@ -400,8 +401,10 @@ class Match:
             if not scope.cancelled_caught:
                 return
             turn = self.pending
-            assert turn is not None and turn.deadline is not None
-            if trio.current_time() < turn.deadline:
+            # A deadline left from an earlier turn can expire while the judge is busy (a
+            # scope, once expired, stays cancelled even if its deadline moves on): the
+            # next checkpoint is cancelled though nothing is overdue. Go on with a fresh scope.
+            if turn is None or turn.deadline is None or trio.current_time() < turn.deadline:
                 continue
             # The turn's deadline passed while waiting: settle it, then go on with a fresh scope.
             movers, answers = self.settle_overdue()
@@ -513,10 +516,11 @@ class Match:
 
     async def end_failed(self, movers: list[int]) -> bool:
         """Kill the movers disqualified this turn; False if that ended the game."""
-        self.turn_scope.deadline = math.inf  # the kills below must not be cancelled
-        for index in movers:
-            if index in self.failures and (seat := self.seats[index]) is not None:
-                await seat.proc.kill()
+        self.turn_scope.deadline = math.inf
+        with trio.CancelScope(shield=True):  # even if a stale deadline already expired
+            for index in movers:
+                if index in self.failures and (seat := self.seats[index]) is not None:
+                    await seat.proc.kill()
         return not self.state.is_over()
 
     async def conclude_turn(self, movers: list[int], answers: dict[int, list[str]]) -> bool:
