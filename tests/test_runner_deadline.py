@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from bench.common import BUILD_DIR, build
-from judge.models import BotSpec
-from judge.runner import DEADLINE_SLACK, run_match
+from judge.models import BotSpec, MatchSpec
+from judge.runner import CHECKPOINT_EVERY, DEADLINE_SLACK, run_match
 from tests.conftest import builtin, rps_spec
 
 
@@ -35,3 +35,43 @@ async def test_answer_near_the_deadline_after_fast_turns(delay_ms: int, outcome:
     else:
         assert slow.turn == 30 and result.turns == 29
         assert slow.reason == "no complete answer within 1 s"
+
+
+async def test_a_judge_busy_past_a_waiting_turns_deadline_loses_no_match() -> None:
+    """Another match keeps the judge's thread busy (a blocking sink) for longer than the
+    deadline of a turn that is waiting for an answer which came in time. The expired deadline
+    cancels that match's scope after the answer is already taken; the match must go on, its
+    bot not disqualified, and the busy match must finish too."""
+    import time
+
+    import trio
+
+    # Match A's slow bot answers turn 64 after 300 ms; right after that turn the runner
+    # checkpoints (every CHECKPOINT_EVERY turns), where the cancellation lands.
+    assert CHECKPOINT_EVERY == 64
+    waiting_from = 63
+    seen = {"a": 0, "blocked": False}
+
+    def count_a(line: str) -> None:
+        if not line.startswith("#"):
+            seen["a"] += 1
+
+    def block_once(line: str) -> None:
+        if not line.startswith("#") and seen["a"] >= waiting_from and not seen["blocked"]:
+            seen["blocked"] = True
+            time.sleep(1.5)  # the whole judge stalls, as under heavy load
+
+    a = rps_spec(builtin("rps", "rock"), slow_bot(300, waiting_from + 1), turns=200,
+                 turn_deadline=1.0, startup_allowance=0.5)
+    b = rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=3000)
+    results = {}
+
+    async def play(name: str, spec: MatchSpec, sink: object) -> None:
+        results[name] = await run_match(spec, sinks=[sink])  # type: ignore[list-item]
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play, "a", a, count_a)
+        nursery.start_soon(play, "b", b, block_once)
+    assert seen["blocked"]
+    assert [p.outcome for p in results["a"].players] == ["ok", "ok"], results["a"].players
+    assert results["a"].turns == 200 and results["b"].turns == 3000
