@@ -197,7 +197,7 @@ async def run_tourney(
     results: dict[int, MatchResult] = {}
     unit_total = roshambolo_games(spec) if spec.game == "roshambolo" else len(planned)
     if spec.game == "counting":
-        unit_total = int(spec.options.get("rounds", 1000)) * len(planned)
+        unit_total = sum(RoundCounter.rounds_of(match) for match in planned)
     done = 0
 
     def report(step: int, what: str) -> None:
@@ -218,17 +218,15 @@ async def run_tourney(
                 startup_allowance=spec.startup_allowance,
             )
             path = replays / replay_name(match.number, names) if replays is not None else None
-            sinks: list[Callable[[str], None]] = []
-            rounds = RoundCounter(report, match)
+            rounds = RoundCounter(report, match) if spec.game == "counting" else None
+            sinks: list[Callable[[str], None]] = [rounds] if rounds is not None else []
             if spec.game == "roshambolo":
                 sinks.append(GameCounter(report))
-            elif spec.game == "counting":
-                sinks.append(rounds)
             result = await run_match(match_spec, sandbox=sandbox, replay_path=path, sinks=sinks)
             results[match.number] = result
             if spec.game == "roshambolo":
                 report(unit_total - done, f"tourney match done ({result.summary})")
-            elif spec.game == "counting":
+            elif rounds is not None:
                 report(rounds.total - rounds.reported, f"arena match {match.number} done")
             else:
                 winner = "draw" if result.winner is None else names[result.winner]
@@ -290,10 +288,15 @@ class RoundCounter:
     def __init__(self, report: Callable[[int, str], None], match: PlannedMatch) -> None:
         self.report = report
         self.number = match.number
-        self.total = int(match.options.get("rounds", 1000))
+        self.total = self.rounds_of(match)
         self.step = max(1, self.total // 20)
         self.turns = 0
         self.reported = 0
+
+    @staticmethod
+    def rounds_of(match: PlannedMatch) -> int:
+        options = get_game("counting").Options(**match.options)
+        return int(getattr(options, "rounds", 1))
 
     def __call__(self, line: str) -> None:
         if line.startswith("#"):
@@ -352,18 +355,21 @@ def standings_for(
         points = [w + 0.5 * d for w, d in zip(wins, draws, strict=True)]
         main = points
     elif spec.game == "counting":
-        # Pairing-runs inside the arena matches: won, drawn, and every one scheduled.
-        games_won, drawn = [0.0] * n, [0.0] * n
-        for rec in records:
-            for seat, bot in enumerate(rec.bots):
-                games_won[bot] += rec.details.get("pairings_won", [0.0] * n)[seat]
-                drawn[bot] += rec.details.get("pairings_drawn", [0.0] * n)[seat]
-        played = [0] * n
+        # Games (pairing-runs) inside the arena matches: won, drawn, and every one scheduled.
+        # A record without details is a two-bot match of one run (tournaments planned before
+        # arena matches): its winner won its one game.
+        games_won, played, draws = [0.0] * n, [0] * n, [0] * n
         for rec in records:
             runs = int(rec.options.get("runs", 1))
-            for bot in rec.bots:
+            for seat, bot in enumerate(rec.bots):
                 played[bot] += runs * (len(rec.bots) - 1)
-        draws = [int(d) for d in drawn]
+                if "pairings_won" in rec.details:
+                    games_won[bot] += rec.details["pairings_won"][seat]
+                    draws[bot] += int(rec.details["pairings_drawn"][seat])
+                elif rec.winner is None:
+                    draws[bot] += 1
+                else:
+                    games_won[bot] += rec.winner == bot
         losses = [p - int(w) - d for p, w, d in zip(played, games_won, draws, strict=True)]
         points = score
         main = points

@@ -152,3 +152,23 @@ async def test_counting_arena_bots_run_batch_scheduled_and_the_judge_returns_to_
     # 3 against the counter's 100: six points a round, so the bot ran batch-scheduled.
     assert [s.score for s in sorted(result.standings, key=lambda s: s.index)] == [24, 0]
     assert os.sched_getscheduler(0) == policy
+
+
+def test_counting_standings_read_two_bot_records_without_details() -> None:
+    # Tournaments stored by a server before arena matches: one record per pair and run.
+    from judge.tournament import MatchRecord, standings_for
+
+    tourney = spec("counting", "crab", "dedicated", "zoidberg", runs=1)
+    records = [
+        MatchRecord(number=1, seed=0, bots=[1, 0], winner=0, scores=[0, 20],
+                    outcomes=["ok", "ok"], summary="", replay=None),
+        MatchRecord(number=2, seed=0, bots=[2, 0], winner=0, scores=[0, 20],
+                    outcomes=["ok", "ok"], summary="", replay=None),
+        MatchRecord(number=3, seed=0, bots=[2, 1], winner=None, scores=[0, 0],
+                    outcomes=["ok", "ok"], summary="", replay=None),
+    ]
+    standings, _ = standings_for(tourney, tourney.bots, records)
+    crab = next(s for s in standings if s.name == "crab")
+    dedicated = next(s for s in standings if s.name == "dedicated")
+    assert (crab.games_won, crab.played, crab.draws, crab.losses) == (2, 2, 0, 0)
+    assert (dedicated.games_won, dedicated.draws, dedicated.losses) == (0, 1, 1)
