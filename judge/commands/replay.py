@@ -304,12 +304,44 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
 
 
 class _Pacer:
-    """Waits between turns on a terminal: a delay, or a key press in step mode."""
+    """Waits between turns on a terminal: a delay, or a key press in step mode.
+
+    Step mode keeps the terminal in cbreak mode for the whole session: switching it per key
+    (as click.getchar does) flushes keys typed while a turn is drawn, and echoes them.
+    """
 
     def __init__(self, interactive: bool, speed: float, step: bool) -> None:
         self.interactive = interactive
         self.delay = 1.0 / speed if speed > 0 else 0.0
         self.step = step and interactive
+        self._keys = ""
+
+    @contextlib.contextmanager
+    def keys_from_terminal(self) -> Iterator[None]:
+        if not self.step:
+            yield
+            return
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        tty.setcbreak(fd, termios.TCSANOW)
+        try:
+            yield
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    def _next_key(self) -> str:
+        while not self._keys:
+            chunk = os.read(sys.stdin.fileno(), 64).decode("utf-8", "replace")
+            if not chunk:
+                return "q"  # the terminal went away
+            if chunk.startswith("\x1b") and len(chunk) > 1:
+                continue  # an arrow or function key: not a command
+            self._keys = chunk
+        key, self._keys = self._keys[0], self._keys[1:]
+        return key
 
     def wait(self) -> bool:
         """False when the user quits."""
@@ -317,8 +349,8 @@ class _Pacer:
             return True
         if self.step:
             while True:
-                key = click.getchar()
-                if key in ("q", "Q", "\x03", "\x1b"):
+                key = self._next_key()
+                if key in ("q", "Q", "\x03", "\x04", "\x1b"):
                     return False
                 if key in ("c", "C"):
                     self.step = False
@@ -332,14 +364,23 @@ class _Pacer:
 
 def _play(file: Path, reader: ReplayReader, *, follow: bool, speed: float, step: bool,
           from_turn: int) -> None:
-    from replays.render import renderer_for
-
     interactive = sys.stdout.isatty() and sys.stdin.isatty()
     console = Console(highlight=False)
     # Following, turns come at the match's own pace; no extra delay.
     pacer = _Pacer(interactive and not follow, speed, step)
     if step and interactive:
         console.print(f"[dim]{STEP_KEYS_HELP}[/]")
+    with pacer.keys_from_terminal():
+        quit_early = not _show(reader, console, pacer, follow=follow, from_turn=from_turn)
+    if not quit_early and not reader.complete:
+        console.print(f"[yellow]{_incomplete_note(reader)}[/]")
+
+
+def _show(reader: ReplayReader, console: Console, pacer: _Pacer, *, follow: bool,
+          from_turn: int) -> bool:
+    """Prints the records as they come; False when the user quits."""
+    from replays.render import renderer_for
+
     renderer = None
     for record in _records(reader):
         if isinstance(record, Header):
@@ -354,7 +395,7 @@ def _play(file: Path, reader: ReplayReader, *, follow: bool, speed: float, step:
             if follow:
                 sys.stdout.flush()
             if not pacer.wait():
-                return
+                return False
         elif isinstance(record, Disqualified):
             console.print(renderer.disqualified(record), soft_wrap=True)
         else:
@@ -362,8 +403,7 @@ def _play(file: Path, reader: ReplayReader, *, follow: bool, speed: float, step:
             console.print(renderer.verdict(record.result))
             if record.checksum_ok is False:
                 raise ReplayProblem(_checksum_message(record))
-    if not reader.complete:
-        console.print(f"[yellow]{_incomplete_note(reader)}[/]")
+    return True
 
 
 COMMANDS = [replay]
