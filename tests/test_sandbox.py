@@ -22,7 +22,6 @@ from judge.cli import main
 from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
 from judge.sandbox.base import LAYERS, Sandbox, SandboxError, SandboxLimits
-from judge.sandbox.fairness import match_limiter
 from judge.sandbox.probe import probe
 from judge.sandbox.select import default_sandbox, sandbox_for
 
@@ -213,14 +212,6 @@ def test_judge_sandbox_reports_every_layer() -> None:
     assert report["strongest"] == probe().strongest
     text = CliRunner().invoke(main, ["sandbox"]).output
     assert f"strongest available: {probe().strongest}" in text
-
-
-async def test_match_limiter_is_shared_and_configurable() -> None:
-    first = match_limiter()
-    assert match_limiter() is first
-    assert first.total_tokens == len(os.sched_getaffinity(0))
-    match_limiter(3)
-    assert first.total_tokens == 3
 
 
 JUDGE_THAT_DIES = """
