@@ -50,9 +50,11 @@ YIELD_TOO_LONG = 0.0002
 # which it stops looking them up.
 ENCODINGS_KEPT = 32
 ENCODING_MISSES_TOLERATED = 64
-# A checkpoint every this many turns, so one match whose answers are always there
-# cannot keep the other matches of this judge process from running.
+# A checkpoint every this many turns, or once turns without one have taken this long
+# (seconds), so one match whose answers are always there cannot keep the other matches of
+# this judge process from running.
 CHECKPOINT_EVERY = 64
+CHECKPOINT_AFTER = 0.002
 STDERR_DRAIN = 0.25
 
 
@@ -428,6 +430,7 @@ class Match:
         pause_idle = spec.pause_idle
         turn_deadline = spec.turn_deadline
         yield_after_send = self.yield_after_send
+        checkpointed = perf_counter()
         while not state.is_over():
             to_move = state.to_move()
             movers = [s for s in to_move if s not in failures] if failures else list(to_move)
@@ -480,6 +483,7 @@ class Match:
                 self.pending = turn
                 polled = None if missing.unsent else missing
                 answers = await self.collect(turn, polled)
+                checkpointed = perf_counter()
             elif first:
                 unanswered.difference_update(answers)
             # -- judge the answers and play the turn.
@@ -496,9 +500,10 @@ class Match:
                     sink(line)
             self.turn += 1
             # (bots not on the next turn are paused when that turn begins, above)
-            if self.turn % CHECKPOINT_EVERY == 0:
+            if self.turn % CHECKPOINT_EVERY == 0 or started - checkpointed > CHECKPOINT_AFTER:
                 self.turn_scope.deadline = math.inf
                 await trio.lowlevel.checkpoint()
+                checkpointed = perf_counter()
 
     def orders_of(self, movers: list[int], answers: dict[int, list[str]]) -> dict[int, str]:
         """Every live mover's order; an illegal one disqualifies its seat."""

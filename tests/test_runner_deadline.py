@@ -75,3 +75,51 @@ async def test_a_judge_busy_past_a_waiting_turns_deadline_loses_no_match() -> No
     assert seen["blocked"]
     assert [p.outcome for p in results["a"].players] == ["ok", "ok"], results["a"].players
     assert results["a"].turns == 200 and results["b"].turns == 3000
+
+
+async def test_slow_turns_let_other_matches_run() -> None:
+    """Turns that take long in the judge (here a sink that blocks 3 ms, as a big arena turn
+    does) still let the judge's other tasks run every few turns, not only every
+    CHECKPOINT_EVERY turns: otherwise every other match's answers wait.
+
+    On one CPU the C bots' answers are in their pipes when the judge looks (after its yield),
+    so turns run inline and only the runner's own checkpoints let another task in."""
+    import itertools
+    import os
+    import time
+
+    import trio
+
+    from bench.common import c_bot
+    from judge.runner import CHECKPOINT_AFTER
+
+    assert CHECKPOINT_AFTER < 0.003 and CHECKPOINT_EVERY > 8
+    played = {"turns": 0, "over": False}
+    seen_at: list[int] = []
+
+    def slow_sink(line: str) -> None:
+        if not line.startswith("#"):
+            played["turns"] += 1
+            time.sleep(0.003)
+
+    async def match() -> None:
+        spec = rps_spec(c_bot(), c_bot(), turns=200)
+        await run_match(spec, sinks=[slow_sink])
+        played["over"] = True
+
+    async def other_task() -> None:
+        while not played["over"]:
+            seen_at.append(played["turns"])
+            await trio.lowlevel.checkpoint()
+
+    cpus = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(cpus)})
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(match)
+            nursery.start_soon(other_task)
+    finally:
+        os.sched_setaffinity(0, cpus)
+    assert played["turns"] == 200
+    gaps = [b - a for a, b in itertools.pairwise(seen_at)]
+    assert max(gaps) <= 4, [g for g in gaps if g]  # trio may run either task first in a round
