@@ -12,13 +12,24 @@ The style is detected from what the file defines at its top level (or chosen wit
 
 Each adapter is a script ``bots/adapters/<style>.py`` that takes the bot file as its argument,
 speaks the protocol on stdin/stdout and calls the bot's functions.
+
+A Python 2 file (``bots/adapters/py2compat.py`` says which) is translated here, once per
+content (cached on disk under the judge's cache directory), and its adapter (``py2main.py``
+for a protocol bot) gets ``--python2 TRANSLATION`` after the file; the sandbox shows the
+translation's directory (an absolute path in argv), which holds nothing else.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import os
+import sys
+import tempfile
+import threading
 from pathlib import Path
 
+from bots.adapters import py2compat
 from judge.bots import BOTS_DIR, BotError, python_argv
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
@@ -62,15 +73,115 @@ def argv_for(path: Path, game: str, adapter: str | None) -> list[str]:
     if adapter is not None and adapter not in STYLES:
         raise BotError(f"unknown adapter {adapter!r} (known: {', '.join(STYLES)})")
     try:
-        source = path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
     except OSError as exc:
         raise BotError(f"cannot read {path}: {exc.strerror}") from None
+    source = data.decode("utf-8", errors="replace")
+    reason = python2_reason(source)
+    if reason:
+        return python2_argv(path, data, reason, game, adapter)
     style = adapter or detect_style(source, game)
     if style == "protocol":
         return python_argv(path)
-    if GAME_OF_STYLE[style] != game:
+    return [*python_argv(adapter_script(style, game)), str(path)]
+
+
+def adapter_script(style: str, game: str) -> Path:
+    if style != "protocol" and GAME_OF_STYLE[style] != game:
         raise BotError(f"the {style} adapter is for {GAME_OF_STYLE[style]}, not {game}")
-    script = ADAPTERS_DIR / f"{style}.py"
+    script = ADAPTERS_DIR / ("py2main.py" if style == "protocol" else f"{style}.py")
     if not script.is_file():
         raise BotError(f"no adapter for {style} bots is installed ({script} is missing)")
-    return [*python_argv(script), str(path)]
+    return script
+
+
+# -- Python 2 files ----------------------------------------------------------------------------
+
+# Changes whenever translations made before would differ (part of the cache key).
+TRANSLATION_FORMAT = f"1 {sys.version_info[:3]} {sorted(py2compat.SKIPPED_FIXERS)}"
+_translated: dict[str, Path | str] = {}  # content digest -> translation, or why there is none
+_translate_lock = threading.Lock()
+
+
+def python2_reason(source: str) -> str:
+    """Why the file is Python 2 ('' for Python 3); never raises for any text."""
+    try:
+        return py2compat.python2_reason(source)
+    except (RecursionError, MemoryError):  # absurdly nested code: left to Python 3 to report
+        return ""
+
+
+def python2_argv(path: Path, data: bytes, reason: str, game: str, adapter: str | None) -> list[str]:
+    """The command for a Python 2 file: its adapter with the translation, or with the error.
+
+    A file that cannot be translated still gets a command: the adapter prints why on the
+    bot's stderr and exits, so the seat fails at its start with the reason kept in the result.
+    """
+    translation = python2_translation(path.stem, data)
+    if isinstance(translation, str):
+        style = adapter or "protocol"
+        problem = f"{path.name} {reason}, and it cannot run as Python 2: {translation}"
+        return [*python_argv(adapter_script(style, game)), str(path), "--python2-error", problem]
+    if adapter is None:
+        try:
+            style = detect_style(translation.read_text(encoding="utf-8"), game)
+        except OSError as exc:
+            raise BotError(f"cannot read the translation of {path}: {exc.strerror}") from None
+    else:
+        style = adapter
+    return [*python_argv(adapter_script(style, game)), str(path), "--python2", str(translation)]
+
+
+def python2_translation(stem: str, data: bytes) -> Path | str:
+    """The Python 3 translation of a Python 2 file (a path), or why there is none (a str).
+
+    Each translation sits alone in a directory named by the content's digest, which the
+    sandbox shows to the bot; the bot sees no other bot's translation.
+    """
+    digest = hashlib.sha256(TRANSLATION_FORMAT.encode() + b"\0" + data).hexdigest()[:32]
+    with _translate_lock:
+        known = _translated.get(digest)
+        if isinstance(known, str) or (known is not None and known.is_file()):
+            return known
+        target = _cache_root() / digest / f"{stem}.py"
+        if not target.is_file():
+            try:
+                text = py2compat.translate(py2compat.decode(data), f"{stem}.py")
+            except py2compat.TranslationError as exc:
+                _translated[digest] = str(exc)
+                return str(exc)
+            except (RecursionError, MemoryError):
+                _translated[digest] = "it is too deeply nested to translate"
+                return _translated[digest]
+            target = _store(target, text)
+        _translated[digest] = target
+        return target
+
+
+def _cache_root() -> Path:
+    from judge.sandbox.launcher import cache_dir
+
+    return cache_dir() / "python2"
+
+
+def _store(target: Path, text: str) -> Path:
+    """Writes the translation (readable by a sandbox's dropped uid); a temporary directory
+    when the cache cannot be written."""
+    try:
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        _write(target, text)
+    except OSError:
+        target = Path(tempfile.mkdtemp(prefix="botjudge-python2-")) / target.name
+        target.parent.chmod(0o755)
+        try:
+            _write(target, text)
+        except OSError as exc:
+            raise BotError(f"cannot store the Python 3 translation: {exc.strerror}") from None
+    return target
+
+
+def _write(target: Path, text: str) -> None:
+    partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    partial.chmod(0o644)
+    os.replace(partial, target)

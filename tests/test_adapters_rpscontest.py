@@ -74,11 +74,12 @@ async def test_an_exception_disqualifies_and_names_it() -> None:
     assert result.winner == 1
 
 
-async def test_a_python2_program_is_refused_with_a_clear_reason() -> None:
-    result = await play(program("py2", adapter="rpscontest"), "rock")
-    failed = result.players[0]
-    assert (failed.outcome, failed.turn) == ("invalid_order", 1)
-    assert "does not compile under Python 3" in failed.stderr
+async def test_a_python2_program_is_detected_and_runs_translated() -> None:
+    # More in test_adapters_python2.py (a program that cannot be translated, Python 2 meaning).
+    result = await play(program("py2"), "rock")
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert [p.score for p in result.players] == [0, 0]  # R against rock every round
+    assert result.players[0].stderr.startswith("hello\n")
 
 
 @pytest.mark.parametrize("seed", [5, 6])

@@ -4,6 +4,10 @@
 /dev/null and fd 1 at stderr, so whatever the bot prints or reads (``print``,
 ``input``, ``os.write(1, ...)``) can never corrupt the protocol. The global
 ``random`` is seeded from ``JUDGE_SEED`` before the bot's module is loaded.
+
+A Python 2 bot file comes with its Python 3 translation, made by the judge
+(``BOTFILE --python2 TRANSLATED``), or with the reason there is none
+(``BOTFILE --python2-error MESSAGE``); see py2compat.py.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import BinaryIO
 
 
@@ -49,6 +53,30 @@ class Host:
         self._out.flush()
 
 
+class Unloadable(Exception):
+    """A Python 2 bot file the judge could not translate, or whose translation is unreadable."""
+
+
+def python2_code(file: Path) -> CodeType | None:
+    """The bot's code with Python 2 meaning when the judge gave a translation, else None.
+
+    Makes this process's builtins and ``random`` Python 2's (py2compat.install).
+    """
+    options = sys.argv[2:4]
+    if len(options) != 2 or options[0] not in ("--python2", "--python2-error"):
+        return None
+    if options[0] == "--python2-error":
+        raise Unloadable(options[1])
+    import py2compat
+
+    py2compat.install()
+    try:
+        text = Path(options[1]).read_text(encoding="utf-8")
+        return py2compat.compile_translated(text, str(file))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        raise Unloadable(f"cannot load the Python 3 translation of {file.name}: {exc}") from None
+
+
 def load_bot(path: str) -> ModuleType:
     """Import the bot file as a module named after it.
 
@@ -62,7 +90,17 @@ def load_bot(path: str) -> ModuleType:
     name = file.stem
     if name in sys.stdlib_module_names or name in sys.modules:
         name = f"bot_{name}"
-    spec = importlib.util.spec_from_file_location(name, file)
+    try:
+        code = python2_code(file)
+    except Unloadable as exc:
+        raise SystemExit(f"adapter: {exc}") from None
+    if code is None:
+        spec = importlib.util.spec_from_file_location(name, file)
+    else:
+        import py2compat
+
+        loader = py2compat.TranslatedLoader(code)
+        spec = importlib.util.spec_from_file_location(name, file, loader=loader)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {file} as a Python module")
     module = importlib.util.module_from_spec(spec)

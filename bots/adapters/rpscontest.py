@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from hosting import Host
+from hosting import Host, Unloadable, python2_code
 
 MOVES = ("R", "P", "S")
 SHOWN = 60  # characters of a bad output quoted in the answer
@@ -25,6 +25,12 @@ SHOWN = 60  # characters of a bad output quoted in the answer
 
 def compile_program(path: Path) -> tuple[Any, str]:
     """The compiled program, or None and why it cannot run."""
+    try:
+        translated = python2_code(path)
+    except Unloadable as exc:
+        return None, str(exc)
+    if translated is not None:
+        return translated, ""
     try:
         return compile(path.read_bytes(), str(path), "exec"), ""
     except SyntaxError as exc:
