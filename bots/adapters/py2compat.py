@@ -32,6 +32,7 @@ import numbers
 import operator
 import random
 import re
+import string
 import sys
 import threading
 import tokenize
@@ -97,6 +98,9 @@ def _bound_names(tree: ast.AST) -> set[str]:
 def py2_evidence(tree: ast.AST) -> str:
     """The first Python 2 only construct in a file that compiles under Python 3, or ''."""
     bound = _bound_names(tree)
+    sorted_view = _sorted_views(tree)
+    if sorted_view:
+        return sorted_view
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Name) and node.id in PY2_ONLY_NAMES and node.id not in bound:
@@ -132,6 +136,26 @@ def py2_evidence(tree: ast.AST) -> str:
             for name in names:
                 if name.split(".")[0] in PY2_ONLY_MODULES:
                     return f"line {line}: import {name}"
+    return ""
+
+
+def _sorted_views(tree: ast.AST) -> str:
+    """``k = d.keys()`` then ``k.sort()``: a list in Python 2, a view without sort in 3."""
+    views: dict[str, bool] = {}  # name -> every assignment to it is a d.keys()-like call
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = getattr(node, "value", None)
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    is_view = value is not None and isinstance(node, ast.Assign) and \
+                        _is_view_call(value)
+                    views[target.id] = views.get(target.id, True) and is_view
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "sort" and isinstance(node.func.value, ast.Name)
+                and views.get(node.func.value.id)):
+            return f"line {node.lineno}: {node.func.value.id}.sort() on a dict's keys()"
     return ""
 
 
@@ -513,10 +537,24 @@ PY2_BUILTINS: dict[str, Any] = {
 }
 
 
+# The string module's functions and constants that Python 3 dropped (str methods since 2.0).
+PY2_STRING: dict[str, Any] = {
+    "letters": string.ascii_letters, "lowercase": string.ascii_lowercase,
+    "uppercase": string.ascii_uppercase, "atoi": lambda text, base=10: int(text, base),
+    "atof": float, "split": lambda text, sep=None, maxsplit=-1: text.split(sep, maxsplit),
+    "join": lambda words, sep=" ": sep.join(words), "strip": lambda text, chars=None:
+    text.strip(chars), "lower": str.lower, "upper": str.upper, "find": str.find,
+    "replace": str.replace, "count": str.count,
+}
+
+
 def install() -> None:
-    """Make this process a Python 2 one for the bot: its builtins and ``random``'s draws."""
+    """Make this process a Python 2 one for the bot: builtins, ``string``, ``random``'s draws."""
     for name, value in PY2_BUILTINS.items():
         setattr(builtins, name, value)
+    for name, value in PY2_STRING.items():
+        if not hasattr(string, name):
+            setattr(string, name, value)
     for name, method in PY2_RANDOM.items():
         setattr(random.Random, name, method)
         setattr(random, name, getattr(random._inst, name))  # type: ignore[attr-defined]
