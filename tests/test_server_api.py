@@ -16,7 +16,15 @@ from judge.server.app import build_app
 from judge.server.config import ServerConfig
 from judge.server.service import Service
 from judge.server.sqlite import SQLiteStorage
-from tests.server_helpers import C_BOT, CRASHING_PY_BOT, JS_BOT, PY_BOT, SLOW_PY_BOT, c_archive
+from tests.server_helpers import (
+    C_BOT,
+    CRASHING_PY_BOT,
+    JS_BOT,
+    PY_BOT,
+    ROOT,
+    SLOW_PY_BOT,
+    c_archive,
+)
 
 
 @dataclass
@@ -159,6 +167,20 @@ async def test_upload_is_checked_then_listed(api: Api) -> None:
     assert [(v["version"], v["filename"]) for v in versions] == [(2, "rps.js"), (1, "rps_bot.py")]
     box1 = api.service.config.version_dir(up["bot"]["id"], 1) / "box"
     assert (box1 / "rps_bot.py").read_text() == PY_BOT
+
+
+async def test_python2_original_entry_is_accepted_as_uploaded(api: Api) -> None:
+    """An rpscontest entry in Python 2, uploaded as it is, passes its check and plays."""
+    alice = await api.user("alice")
+    source = (ROOT / "tests" / "bots" / "py2" / "rps_py2_decay.py").read_text()
+    up = await api.upload(alice, "oldtimer", "rps_py2_decay.py", source)
+    version = await api.checked(up["bot"]["id"], 1, alice)
+    assert version["state"] == "ready", version
+    smoke = (await api.http.get(f"/api/matches/{version['smoke_match']}")).json()
+    assert smoke["status"] == "finished"
+    assert [p["outcome"] for p in smoke["result"]["players"]] == ["ok", "ok"], smoke["result"]
+    box = api.service.config.version_dir(up["bot"]["id"], 1) / "box"
+    assert (box / "rps_py2_decay.py").read_text() == source  # kept as uploaded
 
 
 async def test_c_bots_are_built_in_the_sandbox(api: Api) -> None:

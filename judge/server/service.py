@@ -635,7 +635,8 @@ class Service:
         await trio.to_thread.run_sync(lambda: shutil.copytree(source, workdir, symlinks=True))
         launch = version.launch
         if launch.kind == "python":
-            spec = from_python(workdir / launch.file, game, None)
+            # A Python 2 file is translated on first use (~0.3 s): not on the event loop.
+            spec = await trio.to_thread.run_sync(from_python, workdir / launch.file, game, None)
             return spec.model_copy(update={"name": seat.name})
         try:
             argv = _resolve_program(shlex.split(launch.run))
