@@ -354,6 +354,13 @@ static void emit(struct sock_filter insn) {
 #define RET_ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define LOAD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
 #define DATA_AT(field) __builtin_offsetof(struct seccomp_data, field)
+/* The low 32 bits of a 64-bit argument, all a rule compares: the second word on big-endian
+ * arm64 (the kernel fills args in native byte order and reports AUDIT_ARCH_AARCH64 for both). */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARG_LOW(i) (DATA_AT(args[i]) + 4)
+#else
+#define ARG_LOW(i) DATA_AT(args[i])
+#endif
 
 static void deny(long nr, int err) {
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
@@ -422,13 +429,13 @@ static void install_seccomp(void) {
     deny(__NR_clone3, ENOSYS);
     /* socket(): only AF_UNIX (socketpair-style plumbing inside runtimes). */
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4));
-    emit((struct sock_filter)LOAD(DATA_AT(args[0])));
+    emit((struct sock_filter)LOAD(ARG_LOW(0)));
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
     emit((struct sock_filter)RET_ALLOW);
     emit((struct sock_filter)RET_ERRNO(EAFNOSUPPORT));
     /* clone(): no new namespaces. */
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4));
-    emit((struct sock_filter)LOAD(DATA_AT(args[0])));
+    emit((struct sock_filter)LOAD(ARG_LOW(0)));
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 1));
     emit((struct sock_filter)RET_ERRNO(EPERM));
     emit((struct sock_filter)RET_ALLOW);
