@@ -30,9 +30,16 @@ PY2_BOTS = TEST_BOTS / "py2"
 
 def real_python2() -> str:
     """A python2.7 that runs (a pyenv shim without a selected 2.7 does not), or ''."""
-    for candidate in ("/root/.pyenv/versions/2.7.18/bin/python2.7", shutil.which("python2.7")):
-        if candidate and subprocess.run([candidate, "-c", "pass"], capture_output=True,
-                                        timeout=30).returncode == 0:
+    for candidate in (os.environ.get("PYTHON2", ""), "/root/.pyenv/versions/2.7.18/bin/python2.7",
+                      shutil.which("python2.7")):
+        if not candidate:
+            continue
+        try:
+            works = subprocess.run([candidate, "-c", "pass"], capture_output=True,
+                                   timeout=30).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            continue  # not on this machine
+        if works:
             return candidate
     return ""
 
