@@ -50,3 +50,14 @@ def no_leftovers():
     yield
     leftovers = processes_running(str(TEST_BOTS / "misbehave.py"))
     assert not leftovers, f"bot processes left alive: {leftovers}"
+
+
+# For scripts run inside a sandbox: attempt(what, action) prints "what ok" or "what <errno>".
+ATTEMPT = (
+    "def attempt(what, action):\n"
+    "    try:\n"
+    "        action()\n"
+    "        print(what, 'ok')\n"
+    "    except OSError as exc:\n"
+    "        print(what, exc.errno)\n"
+)

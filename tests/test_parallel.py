@@ -49,9 +49,11 @@ async def test_bad_arguments_are_refused_before_any_work() -> None:
     assert await run_matches([], workers=1) == []
 
 
-AFFINITY_BOT = """
+def reporting_bot(report: str) -> str:
+    """A Python rps bot that first writes ``report`` (an expression over os) to stderr."""
+    return f"""
 import os, sys
-sys.stderr.write("cpus %s\\n" % sorted(os.sched_getaffinity(0)))
+sys.stderr.write({report} + "\\n")
 sys.stderr.flush()
 for line in sys.stdin:
     if line.startswith("END"):
@@ -60,6 +62,9 @@ for line in sys.stdin:
         sys.stdout.write("P\\n.\\n")
         sys.stdout.flush()
 """
+
+
+AFFINITY_BOT = reporting_bot('"cpus %s" % sorted(os.sched_getaffinity(0))')
 
 
 async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Path) -> None:
@@ -96,19 +101,10 @@ async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Pat
     assert all(len(cpus) == default_workers() for cpus in after.worker_cpus.values())
 
 
-POLICY_BOT = """
-import os, sys
-policy = os.sched_getscheduler(0) & ~os.SCHED_RESET_ON_FORK
-judge = os.sched_getscheduler(os.getppid()) & ~os.SCHED_RESET_ON_FORK
-sys.stderr.write("bot %d judge %d\\n" % (policy, judge))
-sys.stderr.flush()
-for line in sys.stdin:
-    if line.startswith("END"):
-        break
-    if line.strip() == ".":
-        sys.stdout.write("P\\n.\\n")
-        sys.stdout.flush()
-"""
+POLICY_BOT = reporting_bot(
+    '"bot %d judge %d" % (os.sched_getscheduler(0) & ~os.SCHED_RESET_ON_FORK, '
+    'os.sched_getscheduler(os.getppid()) & ~os.SCHED_RESET_ON_FORK)'
+)
 
 
 async def test_a_pinned_judge_and_its_bots_are_batch_scheduled(tmp_path: Path) -> None:

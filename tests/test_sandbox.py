@@ -24,6 +24,7 @@ from judge.runner import run_match
 from judge.sandbox.base import LAYERS, Sandbox, SandboxError, SandboxLimits
 from judge.sandbox.probe import probe
 from judge.sandbox.select import default_sandbox, sandbox_for
+from tests.conftest import ATTEMPT
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "bots" / "examples"
@@ -310,13 +311,8 @@ def test_launcher_landlock_and_seccomp_hold_without_bubblewrap(tmp_path: Path) -
         "def unshare_user():\n"
         "    if libc.unshare(0x10000000) != 0:\n"
         "        raise OSError(ctypes.get_errno(), 'unshare')\n"
-        "def attempt(what, action):\n"
-        "    try:\n"
-        "        action()\n"
-        "        print(what, 'ok')\n"
-        "    except OSError as exc:\n"
-        "        print(what, exc.errno)\n"
-        f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
+        + ATTEMPT
+        + f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
         f"attempt('elsewhere', lambda: open({str(elsewhere / 'b')!r}, 'w').close())\n"
         "attempt('inet', lambda: socket.socket(socket.AF_INET))\n"
         "attempt('unix', lambda: socket.socket(socket.AF_UNIX).close())\n"

@@ -22,6 +22,7 @@ from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.probe import probe
 from judge.sandbox.procs import descendants
 from judge.sandbox.select import sandbox_for
+from tests.conftest import ATTEMPT
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -279,13 +280,8 @@ def test_every_launcher_build_applies_the_same_rules(
     elsewhere.mkdir()
     script = (
         "import os, resource, socket\n"
-        "def attempt(what, action):\n"
-        "    try:\n"
-        "        action()\n"
-        "        print(what, 'ok')\n"
-        "    except OSError as exc:\n"
-        "        print(what, exc.errno)\n"
-        f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
+        + ATTEMPT
+        + f"attempt('allowed', lambda: open({str(allowed / 'a')!r}, 'w').close())\n"
         f"attempt('elsewhere', lambda: open({str(elsewhere / 'b')!r}, 'w').close())\n"
         "attempt('inet', lambda: socket.socket(socket.AF_INET))\n"
         "print('nofile', resource.getrlimit(resource.RLIMIT_NOFILE))\n"
