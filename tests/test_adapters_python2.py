@@ -237,3 +237,13 @@ async def test_logs_equal_a_real_python2s(
         assert proc.returncode == 0, proc.stderr.decode()
         theirs = [line for line in proc.stdout.decode().splitlines() if "|" in line]
         assert len(ours) > 10 and theirs == ours
+
+
+@pytest.mark.parametrize(("source", "where"), [
+    ("x = [1,\n", "EOF in multi-line statement at line 2"),
+    ("def f(:\n    pass\n", "bad input at line 1"),
+])
+def test_untranslatable_files_say_where(source: str, where: str) -> None:
+    with pytest.raises(py2compat.TranslationError) as caught:
+        py2compat.translate(source)
+    assert str(caught.value) == f"not valid Python 2 either: {where}"

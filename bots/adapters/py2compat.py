@@ -262,6 +262,9 @@ def _describe(exc: Exception) -> str:
     context = getattr(exc, "context", None)  # ParseError: (prefix, (line, column))
     if isinstance(context, tuple) and len(context) == 2 and isinstance(context[1], tuple):
         return f"{getattr(exc, 'msg', exc)} at line {context[1][0]}"
+    args = exc.args  # TokenError: (message, (line, column))
+    if len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], tuple) and args[1]:
+        return f"{args[0]} at line {args[1][0]}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
