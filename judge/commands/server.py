@@ -10,9 +10,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from judge.server.config import Quotas
 import httpx
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -66,6 +69,21 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="sandbox layer for bots (default: the strongest available; see judge sandbox)",
 )
 @click.option("--min-sandbox", default=None, help="refuse to start below this sandbox layer")
+@click.option(
+    "--builds",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="builds running at once (their own pool, not match slots)",
+)
+@click.option(
+    "--quota",
+    "quota",
+    multiple=True,
+    metavar="NAME=N",
+    help="a per-user limit (repeatable): bots_per_user, versions_per_bot, uploads_per_hour, "
+    "stored_bytes, queued_matches, requests_per_minute; see docs/server.md",
+)
 def serve_command(
     host: str,
     port: int,
@@ -77,6 +95,8 @@ def serve_command(
     deadline: float,
     layer: str | None,
     min_sandbox: str | None,
+    builds: int,
+    quota: tuple[str, ...],
 ) -> None:
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
@@ -97,6 +117,8 @@ def serve_command(
         open_registration=open_registration,
         turn_deadline=deadline,
         limits=replace(UploadLimits(), upload_bytes=max_upload),
+        build_concurrency=builds,
+        quotas=parse_quotas(quota),
     )
     if concurrency is not None:
         config.concurrency = concurrency
@@ -108,6 +130,23 @@ def serve_command(
     except SandboxError as exc:
         raise click.UsageError(str(exc)) from None
     main(config, sandbox)
+
+
+def parse_quotas(pairs: tuple[str, ...]) -> Quotas:
+    from dataclasses import fields, replace
+
+    from judge.server.config import Quotas
+
+    names = [f.name for f in fields(Quotas)]
+    values: dict[str, int] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or name not in names:
+            raise click.UsageError(f"--quota takes NAME=N with NAME one of {', '.join(names)}")
+        if not raw.isdigit() or int(raw) < 1:
+            raise click.UsageError(f"--quota {name} must be a whole number above 0, not {raw!r}")
+        values[name] = int(raw)
+    return replace(Quotas(), **values)
 
 
 @click.command("admin-token")
@@ -147,6 +186,7 @@ def admin_token(data: Path) -> None:
 
 # -- the client -------------------------------------------------------------------
 RESUME_ATTEMPTS = 10
+
 
 class Client:
     def __init__(self, server: str, token: str | None) -> None:

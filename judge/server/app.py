@@ -6,11 +6,14 @@ document cannot drift from what is served.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import shutil
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,7 @@ from judge import __version__
 from judge.bots import builtin_bots
 from judge.games import all_games
 from judge.server.live import ReplayLines
-from judge.server.records import Bot, Match, Tournament, User, Version
+from judge.server.records import Bot, Match, Tournament, Usage, User, Version
 from judge.server.service import (
     FINAL,
     BadRequest,
@@ -125,6 +128,11 @@ class BotDetail(BaseModel):
 class Uploaded(BaseModel):
     bot: Bot
     version: Version
+
+
+class Me(User):
+    usage: Usage
+    quotas: dict[str, int]
 
 
 class ErrorBody(BaseModel):
@@ -417,10 +425,17 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return ok(await service.storage.list_users())
 
     @api.route(
-        "GET", "/api/me", "The account of the token", auth=True, response=User, tags=["accounts"]
+        "GET",
+        "/api/me",
+        "The account of the token, what it uses and its quotas",
+        auth=True,
+        response=Me,
+        tags=["accounts"],
     )
     async def me(request: Request) -> Response:
-        return ok(await need_user(request))
+        user = await need_user(request)
+        usage = await service.storage.usage(user.id, since=time.time() - 3600)
+        return ok(Me(**user.model_dump(), usage=usage, quotas=asdict(config.quotas)))
 
     @api.route(
         "POST",
@@ -673,7 +688,7 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     @api.route(
         "DELETE",
         "/api/matches/{match_id}",
-        "Cancel a queued match you requested",
+        "Cancel a queued or running match you requested (the admin: any)",
         auth=True,
         response=Match,
         tags=["matches"],
@@ -853,7 +868,57 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
             return config.limits.upload_bytes + MULTIPART_SLACK
         return config.json_body_bytes
 
-    return NoWebsockets(BodyLimit(app, limit_for))
+    limiter = RateLimit(BodyLimit(app, limit_for), lambda: config.quotas.requests_per_minute)
+    return NoWebsockets(limiter)
+
+
+class RateLimit:
+    """Requests per minute per token (or per client address without one): a token bucket
+    holding a minute's worth, so a burst is fine and a flood gets 429 with Retry-After."""
+
+    MAX_KEYS = 10_000
+
+    def __init__(self, app: ASGIApp, per_minute: Callable[[], int]) -> None:
+        self.app = app
+        self.per_minute = per_minute
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    @staticmethod
+    def key(scope: Scope) -> tuple[str, str]:
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                return "t" + hashlib.sha256(value).hexdigest()[:24], "token"
+        client = scope.get("client") or ("?", 0)
+        return "a" + str(client[0]), "address"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = max(1, self.per_minute())
+        key, what = self.key(scope)
+        now = time.monotonic()
+        tokens, last = self.buckets.get(key, (float(limit), now))
+        tokens = min(float(limit), tokens + (now - last) * limit / 60)
+        if tokens < 1:
+            self.buckets[key] = (tokens, now)
+            wait = max(1, math.ceil((1 - tokens) * 60 / limit))
+            response = error(
+                429,
+                f"rate limit: more than {limit} requests a minute from this {what}; "
+                f"retry in {wait} s",
+            )
+            response.headers["retry-after"] = str(wait)
+            await response(scope, receive, send)
+            return
+        self.buckets[key] = (tokens - 1, now)
+        if len(self.buckets) > self.MAX_KEYS:
+            # Forget buckets that have refilled: they hold nothing a new one would not.
+            rate = limit / 60
+            full = [k for k, (t, seen) in self.buckets.items() if t + (now - seen) * rate >= limit]
+            for stale in full:
+                del self.buckets[stale]
+        await self.app(scope, receive, send)
 
 
 class NoWebsockets:

@@ -7,6 +7,22 @@ from pathlib import Path
 from judge.server.uploads import UploadLimits
 
 
+@dataclass(frozen=True)
+class Quotas:
+    """Per-user limits; over one, a request is refused with 429 and says which. The admin is
+    exempt from all but the request rate."""
+
+    bots_per_user: int = 50
+    versions_per_bot: int = 100
+    uploads_per_hour: int = 60
+    # Every stored version's files as unpacked (and built), not the upload's size.
+    stored_bytes: int = 512 << 20
+    # Requested matches (single and tournament) queued or running at once.
+    queued_matches: int = 500
+    # Per token (or per client address without one); a burst of this many is allowed.
+    requests_per_minute: int = 1200
+
+
 @dataclass
 class ServerConfig:
     data: Path
@@ -19,6 +35,11 @@ class ServerConfig:
     # Ladder matches kept queued or running per game.
     ladder_backlog: int = 2
     build_timeout: float = 120.0
+    # Builds run in their own pool, never in match slots.
+    build_concurrency: int = 1
+    # A match the judge could not run (sandbox, disk) is retried after 2, 4, ... seconds.
+    retry_backoff: float = 2.0
+    quotas: Quotas = field(default_factory=Quotas)
     turn_deadline: float = 1.0
     startup_allowance: float = 5.0
     max_attempts: int = 3

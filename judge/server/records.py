@@ -60,6 +60,7 @@ class Version(BaseModel):
     built: bool = False
     message: str = ""
     smoke_match: str | None = None
+    stored_bytes: int = Field(0, description="the version's files as stored (unpacked, built)")
 
 
 class Seat(BaseModel):
@@ -88,6 +89,15 @@ class Match(BaseModel):
     attempts: int = 0
     tournament_id: str | None = None
     rated: bool = False
+
+
+class Usage(BaseModel):
+    """What a user holds now, for quotas."""
+
+    bots: int = 0
+    stored_bytes: int = 0
+    uploads_last_hour: int = 0
+    queued_matches: int = Field(0, description="requested matches queued or running")
 
 
 class Rating(BaseModel):

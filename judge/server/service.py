@@ -10,7 +10,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
+import os
 import random
+import re
 import secrets
 import shlex
 import shutil
@@ -44,7 +47,7 @@ SMOKE_OPTIONS = {"turns": 20, "rounds": 20, "race_to": 3, "games": 1}
 BUILD_OUTPUT = 16384
 MESSAGE_STDERR = 2000
 FINAL = ("finished", "error", "cancelled")
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class ServiceError(Exception):
@@ -75,6 +78,10 @@ class Taken(ServiceError):
     status = 409
 
 
+class QuotaExceeded(ServiceError):
+    status = 429
+
+
 def new_token() -> str:
     return "jt_" + secrets.token_urlsafe(32)
 
@@ -85,9 +92,8 @@ def hash_token(token: str) -> str:
 
 
 def check_name(name: str, what: str) -> str:
-    import re
-
-    if not re.match(NAME_PATTERN, name or ""):
+    # fullmatch: re.match with '$' accepts a trailing newline ("alice\n").
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise BadRequest(
             f"{what} {name!r} is not allowed: 1-40 letters, digits, '_', '.', '-', "
             "starting with a letter or digit"
@@ -145,6 +151,16 @@ class Service:
         self._tournament_events: dict[str, trio.Event] = {}
         self.running: set[str] = set()
         self.admin_token: str | None = None
+        # Builds run here, never in a match slot.
+        self._build_limiter = trio.CapacityLimiter(config.build_concurrency)
+        self._builds_send, self._builds = trio.open_memory_channel[tuple[int, int]](math.inf)
+        # Running matches of this process: their cancel scopes, who cancelled, when recorded.
+        self._cancel_scopes: dict[str, trio.CancelScope] = {}
+        self._cancelled_by: dict[str, str] = {}
+        self._recorded: dict[str, trio.Event] = {}
+        data = re.escape(str(config.data))
+        self._box_path = re.compile(re.escape(str(config.work_dir)) + r"/[0-9a-f]+/\d+")
+        self._data_path = re.compile(data)
 
     # -- lifecycle -------------------------------------------------------
     async def open(self) -> None:
@@ -172,10 +188,16 @@ class Service:
             log.warning("recovered interrupted matches", requeued=requeued, failed=failed)
         for match in await self.storage.list_matches(status="queued", limit=1_000_000):
             self.hub.add(match.id)
+        # Builds a stopped server left undone: their smoke matches wait for them again.
+        for version in await self.storage.unbuilt_versions():
+            if version.smoke_match:
+                await self.storage.hold_match(version.smoke_match, True)
+            self._builds_send.send_nowait((version.bot_id, version.version))
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._dispatch, nursery)
+            nursery.start_soon(self._build_loop, nursery)
             if self.config.ladder:
                 nursery.start_soon(self._ladder_loop)
             for tournament in await self.storage.list_tournaments(limit=1_000_000):
@@ -226,6 +248,57 @@ class Service:
                 f"bot {bot.name!r} belongs to {bot.owner}; you can only change your own bots"
             )
 
+    async def check_quotas(
+        self, user: User, *, new_bot: bool = False, bot: Bot | None = None, stored: int = 0
+    ) -> None:
+        """QuotaExceeded (429) when an upload of ``stored`` bytes would pass a limit."""
+        if user.is_admin:
+            return
+        quotas = self.config.quotas
+        usage = await self.storage.usage(user.id, since=time.time() - 3600)
+        if new_bot and usage.bots >= quotas.bots_per_user:
+            raise QuotaExceeded(
+                f"quota: you have {usage.bots} bots; this server allows "
+                f"{quotas.bots_per_user} bots per user (delete one first)"
+            )
+        if bot is not None and await self.storage.count_versions(bot.id) >= (
+            quotas.versions_per_bot
+        ):
+            raise QuotaExceeded(
+                f"quota: {bot.name} has {quotas.versions_per_bot} versions, the most a bot "
+                "may have on this server"
+            )
+        if usage.uploads_last_hour >= quotas.uploads_per_hour:
+            raise QuotaExceeded(
+                f"quota: at most {quotas.uploads_per_hour} uploads an hour; try again later"
+            )
+        if usage.stored_bytes + stored > quotas.stored_bytes:
+            raise QuotaExceeded(
+                f"quota: your bots would store {usage.stored_bytes + stored} bytes (unpacked); "
+                f"this server allows {quotas.stored_bytes} bytes per user"
+            )
+
+    async def check_match_quota(self, user: User, adding: int) -> None:
+        if user.is_admin:
+            return
+        limit = self.config.quotas.queued_matches
+        usage = await self.storage.usage(user.id, since=time.time())
+        if usage.queued_matches + adding > limit:
+            raise QuotaExceeded(
+                f"quota: you have {usage.queued_matches} matches queued or running and this "
+                f"adds {adding}; this server allows {limit} at once"
+            )
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` with the server's file paths taken out of every string (for public JSON)."""
+        if isinstance(value, str):
+            return self._data_path.sub("<data>", self._box_path.sub("<box>", value))
+        if isinstance(value, dict):
+            return {k: self.scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        return value
+
     async def upload(
         self,
         user: User,
@@ -237,8 +310,11 @@ class Service:
         name: str | None = None,
         game: str | None = None,
     ) -> tuple[Bot, Version]:
-        """Check an uploaded file, store it as a new version and queue its smoke match."""
-        filename = check_filename(filename)
+        """Check an uploaded file, store it as a new version, build it, queue its smoke match."""
+        try:
+            filename = check_filename(filename)
+        except UploadRefused as exc:
+            raise BadRequest(str(exc)) from None
         if bot is None:
             assert name is not None and game is not None
             check_name(name, "bot name")
@@ -249,12 +325,15 @@ class Service:
                 raise Taken(f"the bot name {name!r} is taken")
         else:
             self.require_owner(user, bot)
+        await self.check_quotas(user, new_bot=bot is None, bot=bot)
         staging = self.config.uploads_dir / uuid.uuid4().hex
         box = staging / "box"
         try:
             digest = await trio.to_thread.run_sync(_sha256, upload)
             await trio.to_thread.run_sync(unpack, upload, filename, box, self.config.limits)
             launch = await trio.to_thread.run_sync(launch_for, box, filename)
+            stored = await trio.to_thread.run_sync(tree_bytes, box)
+            await self.check_quotas(user, stored=stored)
             if bot is None:
                 assert name is not None and game is not None
                 try:
@@ -262,7 +341,12 @@ class Service:
                 except Conflict as exc:
                     raise Taken(str(exc)) from None
             version = await self.storage.add_version(
-                bot.id, filename=filename, size=size, sha256=digest, launch=launch
+                bot.id,
+                filename=filename,
+                size=size,
+                sha256=digest,
+                launch=launch,
+                stored_bytes=stored,
             )
             target = self.config.version_dir(bot.id, version.version)
             target.mkdir(parents=True, exist_ok=True)
@@ -271,6 +355,7 @@ class Service:
             raise BadRequest(str(exc)) from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+        needs_build = bool(launch.build)
         smoke = await self.enqueue(
             game=bot.game,
             kind="smoke",
@@ -278,11 +363,14 @@ class Service:
             options=smoke_options(bot.game),
             requested_by=user.id,
             fill_builtin=True,
+            held=needs_build,  # released when the build has succeeded
         )
         await self.storage.set_version_state(
             bot.id, version.version, "checking", smoke_match=smoke.id
         )
         version = version.model_copy(update={"smoke_match": smoke.id})
+        if needs_build:
+            self._builds_send.send_nowait((bot.id, version.version))
         log.info("bot uploaded", bot=bot.name, version=version.version, smoke=smoke.id)
         return bot, version
 
@@ -347,6 +435,7 @@ class Service:
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
         seats = await self.seats_from_refs(game, refs)
+        await self.check_match_quota(user, 1)
         return await self.enqueue(
             game=game, kind="manual", seats=seats, options=options, requested_by=user.id, seed=seed
         )
@@ -383,10 +472,10 @@ class Service:
             rated=rated,
         )
 
-    async def enqueue(self, **kw: Any) -> Match:
+    async def enqueue(self, *, held: bool = False, **kw: Any) -> Match:
         """Store a new queued match (see ``_new_match`` for the fields) and wake the scheduler."""
         match = self._new_match(**kw)
-        await self.storage.create_match(match, priority=PRIORITY[match.kind])
+        await self.storage.create_match(match, priority=PRIORITY[match.kind], held=held)
         self.hub.add(match.id)
         self._wake.set()
         return match
@@ -394,15 +483,25 @@ class Service:
     async def cancel_match(self, user: User, match: Match) -> Match:
         if match.requested_by != user.id and not user.is_admin:
             raise Forbidden("only whoever requested a match (or the admin) can cancel it")
+        if match.status == "running":
+            scope = self._cancel_scopes.get(match.id)
+            if scope is None:
+                raise Taken(f"match {match.id} is just starting or ending; try again")
+            self._cancelled_by[match.id] = user.name
+            recorded = self._recorded.setdefault(match.id, trio.Event())
+            scope.cancel()
+            with trio.move_on_after(30):
+                await recorded.wait()
+            return await self.match_or_404(match.id)
         if match.status != "queued":
-            raise BadRequest(
-                f"match {match.id} is {match.status}; only queued matches can be cancelled"
-            )
+            raise BadRequest(f"match {match.id} is {match.status} already")
         done = await self.storage.finish_match(
             match.id, "cancelled", now=time.time(), error=f"cancelled by {user.name}"
         )
         self.hub.finish(match.id)
         assert done is not None
+        if match.kind == "smoke":
+            await self._record_smoke(match, "cancelled", None, f"cancelled by {user.name}")
         return done
 
     async def match_or_404(self, match_id: str) -> Match:
@@ -455,8 +554,11 @@ class Service:
         status: MatchStatus = "error"
         result: dict[str, Any] | None = None
         error = ""
+        # Only faults of the judge's machinery (sandbox, disk) are worth another attempt.
+        retry = False
+        scope = self._cancel_scopes[match.id] = trio.CancelScope()
         try:
-            with structlog.contextvars.bound_contextvars(match_id=match.id):
+            with scope, structlog.contextvars.bound_contextvars(match_id=match.id):
                 problem = await self._prepare_versions(match)
                 if problem is not None:
                     status, error = "cancelled", problem
@@ -482,15 +584,52 @@ class Service:
                     result = outcome.model_dump(mode="json")
                     result["replay"] = f"/api/matches/{match.id}/replay"
                     status = "finished"
-        except (BotError, SandboxError, OSError, ValueError) as exc:
-            status, error = "error", f"the judge could not run this match: {exc}"
+            if scope.cancelled_caught:
+                who = self._cancelled_by.pop(match.id, "the server")
+                status, result, error = "cancelled", None, f"cancelled by {who} while running"
+        except BotError as exc:  # the bot's own description cannot be run: not retried
+            status, error = "error", f"the bot cannot be run: {exc}"
+            log.warning("match refused", match_id=match.id, error=str(exc))
+        except (SandboxError, OSError) as exc:
+            status, error, retry = "error", f"the judge could not run this match: {exc}", True
             log.error("match failed", match_id=match.id, error=str(exc))
         except Exception as exc:  # a judge bug must not take the server down
             status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
             log.exception("match crashed", match_id=match.id)
         finally:
+            self._cancel_scopes.pop(match.id, None)
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(shutil.rmtree, workdir, True)
+        error = self.scrub(error)
+        result = self.scrub(result)
+        with trio.CancelScope(shield=True):
+            if retry and match.attempts < self.config.max_attempts:
+                delay = self.config.retry_backoff * 2 ** (match.attempts - 1)
+                await self.storage.requeue_match(
+                    match.id,
+                    not_before=time.time() + delay,
+                    error=f"attempt {match.attempts} failed, retrying in {delay:g} s: {error}",
+                )
+                self.running.discard(match.id)
+                self._nursery.start_soon(self._wake_after, delay)
+                return
+            if retry:
+                error += f" (gave up after {match.attempts} attempts)"
+            await self._record(match, status, result, error, replay)
+
+    async def _wake_after(self, delay: float) -> None:
+        await trio.sleep(delay)
+        self._wake.set()
+
+    async def _record(
+        self,
+        match: Match,
+        status: MatchStatus,
+        result: dict[str, Any] | None,
+        error: str,
+        replay: Path,
+    ) -> None:
+        """Commit a match's end, then tell the live stream, the smoke check, the tournament."""
         rating_update = None
         if (
             match.kind == "ladder"
@@ -500,27 +639,27 @@ class Service:
         ):
             final = result
             rating_update = lambda ratings: ladder.rate(ratings, final)  # noqa: E731
-        with trio.CancelScope(shield=True):
-            await self.storage.finish_match(
-                match.id,
-                status,
-                now=time.time(),
-                result=result,
-                error=error,
-                rating_update=rating_update,
-            )
-            self.running.discard(match.id)
-            final_line = await trio.to_thread.run_sync(last_line, replay)
-            sealed = final_line if final_line and final_line.startswith("#result ") else None
-            self.hub.finish(match.id, sealed)
-            if match.kind == "smoke":
-                await self._record_smoke(match, status, result, error)
+        await self.storage.finish_match(
+            match.id,
+            status,
+            now=time.time(),
+            result=result,
+            error=error,
+            rating_update=rating_update,
+        )
+        self.running.discard(match.id)
+        final_line = await trio.to_thread.run_sync(last_line, replay)
+        sealed = final_line if final_line and final_line.startswith("#result ") else None
+        self.hub.finish(match.id, sealed)
+        if match.kind == "smoke":
+            await self._record_smoke(match, status, result, error)
+        self._recorded.pop(match.id, trio.Event()).set()
         event = self._tournament_events.get(match.tournament_id or "")
         if event is not None:
             event.set()
 
     async def _prepare_versions(self, match: Match) -> str | None:
-        """Builds versions that need it; the reason when one cannot be used."""
+        """The reason when a seat's version cannot be used (gone, deleted, never built)."""
         for seat in match.seats:
             if seat.bot_id is None or seat.version is None:
                 continue
@@ -531,16 +670,59 @@ class Service:
             if not box.is_dir():
                 return f"the files of {seat.name} are gone (deleted)"
             if version.launch.build and not version.built:
-                ok, output = await self.build(box, version.launch.build)
-                if not ok:
-                    await self.storage.set_version_state(
-                        seat.bot_id, seat.version, "failed", message=f"build failed:\n{output}"
-                    )
-                    return f"the build of {seat.name} failed"
-                await self.storage.set_version_state(
-                    seat.bot_id, seat.version, version.state, message=version.message, built=True
-                )
+                return f"{seat.name} has not been built"
         return None
+
+    # -- builds (their own pool) ---------------------------------------------
+    async def _build_loop(self, nursery: trio.Nursery) -> None:
+        async for bot_id, number in self._builds:
+            nursery.start_soon(self._build_version, bot_id, number)
+
+    async def _build_version(self, bot_id: int, number: int) -> None:
+        """Build one uploaded version, then release its smoke match; a failure fails it."""
+        async with self._build_limiter:
+            version = await self.storage.get_version(bot_id, number)
+            if version is None or version.state != "checking" or version.built:
+                return
+            assert version.launch.build
+            box = self.config.version_dir(bot_id, number) / "box"
+            try:
+                ok, output = await self._build_with_retries(box, version.launch.build)
+            except Exception as exc:  # a judge bug: the version fails, the server goes on
+                log.exception("build crashed", bot_id=bot_id, version=number)
+                ok, output = False, f"internal error: {type(exc).__name__}: {exc}"
+            output = self.scrub(output)
+            if ok:
+                stored = await trio.to_thread.run_sync(tree_bytes, box)
+                await self.storage.set_stored_bytes(bot_id, number, stored)
+                await self.storage.set_version_state(
+                    bot_id, number, "checking", message=version.message, built=True
+                )
+                if version.smoke_match:
+                    await self.storage.hold_match(version.smoke_match, False)
+                self._wake.set()
+                return
+            await self.storage.set_version_state(
+                bot_id, number, "failed", message=f"build failed:\n{output}"
+            )
+            if version.smoke_match:
+                await self.storage.finish_match(
+                    version.smoke_match, "cancelled", now=time.time(), error="the build failed"
+                )
+                self.hub.finish(version.smoke_match)
+
+    async def _build_with_retries(self, box: Path, command: str) -> tuple[bool, str]:
+        attempts = self.config.max_attempts
+        for attempt in range(1, attempts + 1):
+            try:
+                return await self.build(box, command)
+            except (SandboxError, OSError) as exc:
+                if attempt == attempts:
+                    return False, f"the judge could not run the build ({attempts} attempts): {exc}"
+                delay = self.config.retry_backoff * 2 ** (attempt - 1)
+                log.warning("build could not run; retrying", error=str(exc), delay=delay)
+                await trio.sleep(delay)
+        raise AssertionError("unreachable")
 
     async def build(self, box: Path, command: str) -> tuple[bool, str]:
         """Run a build command in the sandbox under its own time limit; keep what it made.
@@ -555,10 +737,7 @@ class Service:
         )
         shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
         spec = BotSpec(name="build", argv=(shell, "-c", script), cwd=box, box=box)
-        try:
-            proc = await self.sandbox.start(spec, seed=0)
-        except SandboxError as exc:
-            return False, f"the build command could not start: {exc}"
+        proc = await self.sandbox.start(spec, seed=0)  # SandboxError: retried by the caller
         log_bytes = bytearray()
         archive = bytearray()
         too_big = False
@@ -656,24 +835,14 @@ class Service:
         if version is None or version.state == "failed":
             return  # the build failed and said so already
         if status != "finished" or result is None:
-            # A judge failure is not the bot's: leave it checking and queue the check again.
-            if status == "error":
-                log.warning("smoke match failed in the judge; retrying later", match_id=match.id)
-                retry = await self.enqueue(
-                    game=match.game,
-                    kind="smoke",
-                    seats=match.seats[:1],
-                    options=match.options,
-                    requested_by=match.requested_by,
-                    fill_builtin=True,
-                )
-                await self.storage.set_version_state(
-                    seat.bot_id,
-                    seat.version,
-                    "checking",
-                    message=f"retrying the check: {error}",
-                    smoke_match=retry.id,
-                )
+            # Retries of the judge's own faults happened already (bounded, with backoff):
+            # whatever ended the check now ends the version, with the reason.
+            await self.storage.set_version_state(
+                seat.bot_id,
+                seat.version,
+                "failed",
+                message=f"its check could not be completed ({status}): {error}",
+            )
             return
         player = result["players"][0]
         if player["outcome"] == "ok":
@@ -687,7 +856,7 @@ class Service:
             )
             self._wake.set()
         else:
-            stderr = (player.get("stderr") or "")[-MESSAGE_STDERR:]
+            stderr = self.scrub(player.get("stderr") or "")[-MESSAGE_STDERR:]
             message = f"failed its check: {player['outcome']}: {player.get('reason', '')}"
             if stderr:
                 message += f"\nstderr:\n{stderr}"
@@ -812,6 +981,7 @@ class Service:
             )
             matches.append((match, PRIORITY["tournament"]))
             planned.append([number, indices, match.id])
+        await self.check_match_quota(user, len(matches))
         tournament = Tournament(
             id=tournament_id,
             game=game,
@@ -868,6 +1038,16 @@ class Service:
                 )
         finally:
             self._tournament_events.pop(tournament_id, None)
+
+
+def tree_bytes(root: Path) -> int:
+    """Bytes of every file under ``root`` as stored (links count their own size)."""
+    total = 0
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(base, name)).st_size
+    return total
 
 
 def _sha256(path: Path) -> str:

@@ -25,6 +25,7 @@ from judge.server.records import (
     Token,
     Tournament,
     TournamentStatus,
+    Usage,
     User,
     Version,
     VersionState,
@@ -33,9 +34,7 @@ from judge.server.storage import Conflict, RatingUpdate, Storage
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, is_admin INTEGER NOT NULL,
     created REAL NOT NULL);
@@ -76,6 +75,60 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created REAL NOT NULL, finished REAL, requested_by INTEGER, standings TEXT,
     error TEXT NOT NULL DEFAULT '');
 """
+# Numbered migrations, applied in order, each in its own transaction and recorded in the
+# ``migrations`` table (``meta.schema`` holds the newest, as databases before them had it).
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (1, "tables", SCHEMA_V1),
+    (
+        2,
+        "quotas, held smoke matches, retry backoff",
+        """
+        ALTER TABLE versions ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE matches ADD COLUMN held INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE matches ADD COLUMN not_before REAL NOT NULL DEFAULT 0;
+        CREATE INDEX IF NOT EXISTS matches_requester ON matches (requested_by, status);
+        """,
+    ),
+]
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def migrate(conn: sqlite3.Connection, path: object) -> list[int]:
+    """Bring the database to SCHEMA_VERSION; the numbers applied now."""
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+        "applied REAL NOT NULL)"
+    )
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    current = int(row[0]) if row else 0
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"{path} was written by a newer judge (schema {current} > {SCHEMA_VERSION})"
+        )
+    applied = []
+    for number, name, script in MIGRATIONS:
+        if number <= current:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in script.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT OR REPLACE INTO migrations (number, name, applied) VALUES (?, ?, ?)",
+                (number, name, time.time()),
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(number),)
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        applied.append(number)
+    return applied
+
 
 BOT_SELECT = """
 SELECT b.*, u.name AS owner,
@@ -119,6 +172,7 @@ def _version(row: sqlite3.Row) -> Version:
         built=bool(row["built"]),
         message=row["message"],
         smoke_match=row["smoke_match"],
+        stored_bytes=row["stored_bytes"],
     )
 
 
@@ -204,17 +258,11 @@ class SQLiteStorage(Storage):
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA busy_timeout=5000")
-            conn.executescript(SCHEMA)
-            conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
-                (str(SCHEMA_VERSION),),
-            )
-            found = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()["value"]
-            if int(found) > SCHEMA_VERSION:
+            try:
+                migrate(conn, self.path)
+            except BaseException:
                 conn.close()
-                raise RuntimeError(
-                    f"{self.path} was written by a newer judge (schema {found} > {SCHEMA_VERSION})"
-                )
+                raise
             return conn
 
         self._conn = await trio.to_thread.run_sync(connect, limiter=self._limiter)
@@ -358,7 +406,14 @@ class SQLiteStorage(Storage):
         return await self._tx(fn)
 
     async def add_version(
-        self, bot_id: int, *, filename: str, size: int, sha256: str, launch: Launch
+        self,
+        bot_id: int,
+        *,
+        filename: str,
+        size: int,
+        sha256: str,
+        launch: Launch,
+        stored_bytes: int = 0,
     ) -> Version:
         def fn(c: sqlite3.Connection) -> Version:
             number = c.execute(
@@ -366,8 +421,17 @@ class SQLiteStorage(Storage):
             ).fetchone()[0]
             c.execute(
                 "INSERT INTO versions (bot_id, version, created, filename, size, sha256, launch, "
-                "state) VALUES (?, ?, ?, ?, ?, ?, ?, 'checking')",
-                (bot_id, number, time.time(), filename, size, sha256, launch.model_dump_json()),
+                "state, stored_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, 'checking', ?)",
+                (
+                    bot_id,
+                    number,
+                    time.time(),
+                    filename,
+                    size,
+                    sha256,
+                    launch.model_dump_json(),
+                    stored_bytes,
+                ),
             )
             row = c.execute(
                 "SELECT * FROM versions WHERE bot_id = ? AND version = ?", (bot_id, number)
@@ -382,6 +446,55 @@ class SQLiteStorage(Storage):
                 "SELECT * FROM versions WHERE bot_id = ? AND version = ?", (bot_id, version)
             ).fetchone()
             return _version(row) if row else None
+
+        return await self._tx(fn)
+
+    async def set_stored_bytes(self, bot_id: int, version: int, stored_bytes: int) -> None:
+        await self._tx(
+            lambda c: c.execute(
+                "UPDATE versions SET stored_bytes = ? WHERE bot_id = ? AND version = ?",
+                (stored_bytes, bot_id, version),
+            )
+        )
+
+    async def count_versions(self, bot_id: int) -> int:
+        return await self._tx(
+            lambda c: int(
+                c.execute("SELECT count(*) FROM versions WHERE bot_id = ?", (bot_id,)).fetchone()[0]
+            )
+        )
+
+    async def usage(self, user_id: int, *, since: float) -> Usage:
+        def fn(c: sqlite3.Connection) -> Usage:
+            bots, stored = c.execute(
+                "SELECT count(DISTINCT b.id), coalesce(sum(v.stored_bytes), 0) FROM bots b "
+                "LEFT JOIN versions v ON v.bot_id = b.id WHERE b.owner_id = ? AND b.deleted = 0",
+                (user_id,),
+            ).fetchone()
+            uploads = c.execute(
+                "SELECT count(*) FROM versions v JOIN bots b ON b.id = v.bot_id "
+                "WHERE b.owner_id = ? AND v.created >= ?",
+                (user_id, since),
+            ).fetchone()[0]
+            queued = c.execute(
+                "SELECT count(*) FROM matches WHERE requested_by = ? "
+                "AND status IN ('queued', 'running') AND kind IN ('manual', 'tournament')",
+                (user_id,),
+            ).fetchone()[0]
+            return Usage(
+                bots=bots, stored_bytes=stored, uploads_last_hour=uploads, queued_matches=queued
+            )
+
+        return await self._tx(fn)
+
+    async def unbuilt_versions(self) -> list[Version]:
+        def fn(c: sqlite3.Connection) -> list[Version]:
+            rows = c.execute(
+                "SELECT v.* FROM versions v JOIN bots b ON b.id = v.bot_id "
+                "WHERE v.state = 'checking' AND v.built = 0 AND b.deleted = 0 "
+                "ORDER BY v.created"
+            )
+            return [v for v in map(_version, rows) if v.launch.build]
 
         return await self._tx(fn)
 
@@ -436,11 +549,13 @@ class SQLiteStorage(Storage):
 
     # -- matches ---------------------------------------------------------
     @staticmethod
-    def _insert_match(c: sqlite3.Connection, match: Match, priority: int) -> None:
+    def _insert_match(
+        c: sqlite3.Connection, match: Match, priority: int, held: bool = False
+    ) -> None:
         c.execute(
             "INSERT INTO matches (id, game, kind, status, seats, options, seed, created, "
-            "requested_by, tournament_id, rated, priority) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "requested_by, tournament_id, rated, priority, held) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 match.id,
                 match.game,
@@ -454,6 +569,7 @@ class SQLiteStorage(Storage):
                 match.tournament_id,
                 int(match.rated),
                 priority,
+                int(held),
             ),
         )
         c.executemany(
@@ -465,8 +581,22 @@ class SQLiteStorage(Storage):
             ],
         )
 
-    async def create_match(self, match: Match, *, priority: int = 0) -> None:
-        await self._tx(lambda c: self._insert_match(c, match, priority))
+    async def create_match(self, match: Match, *, priority: int = 0, held: bool = False) -> None:
+        await self._tx(lambda c: self._insert_match(c, match, priority, held))
+
+    async def hold_match(self, match_id: str, held: bool) -> None:
+        await self._tx(
+            lambda c: c.execute("UPDATE matches SET held = ? WHERE id = ?", (int(held), match_id))
+        )
+
+    async def requeue_match(self, match_id: str, *, not_before: float, error: str) -> None:
+        await self._tx(
+            lambda c: c.execute(
+                "UPDATE matches SET status = 'queued', started = NULL, not_before = ?, error = ? "
+                "WHERE id = ? AND status = 'running'",
+                (not_before, error, match_id),
+            )
+        )
 
     async def get_match(self, match_id: str) -> Match | None:
         def fn(c: sqlite3.Connection) -> Match | None:
@@ -510,8 +640,9 @@ class SQLiteStorage(Storage):
     async def claim_next_match(self, now: float) -> Match | None:
         def fn(c: sqlite3.Connection) -> Match | None:
             row = c.execute(
-                "SELECT id FROM matches WHERE status = 'queued' "
-                "ORDER BY priority DESC, created, id LIMIT 1"
+                "SELECT id FROM matches WHERE status = 'queued' AND held = 0 AND not_before <= ? "
+                "ORDER BY priority DESC, created, id LIMIT 1",
+                (now,),
             ).fetchone()
             if row is None:
                 return None

@@ -1,6 +1,5 @@
 """The storage interface. Every call is one transaction; SQLite is the embedded backend.
 
-Another backend (PostgreSQL through psycopg in threads) implements the same class.
 Bot files and replays are not in here: they live as files in the data directory.
 """
 
@@ -19,6 +18,7 @@ from judge.server.records import (
     Token,
     Tournament,
     TournamentStatus,
+    Usage,
     User,
     Version,
     VersionState,
@@ -88,9 +88,30 @@ class Storage(ABC):
 
     @abstractmethod
     async def add_version(
-        self, bot_id: int, *, filename: str, size: int, sha256: str, launch: Launch
+        self,
+        bot_id: int,
+        *,
+        filename: str,
+        size: int,
+        sha256: str,
+        launch: Launch,
+        stored_bytes: int = 0,
     ) -> Version:
         """A new version with the next number, state ``checking``."""
+
+    @abstractmethod
+    async def set_stored_bytes(self, bot_id: int, version: int, stored_bytes: int) -> None: ...
+
+    @abstractmethod
+    async def count_versions(self, bot_id: int) -> int: ...
+
+    @abstractmethod
+    async def usage(self, user_id: int, *, since: float) -> Usage:
+        """Bots, stored bytes, versions uploaded since ``since``, requested matches pending."""
+
+    @abstractmethod
+    async def unbuilt_versions(self) -> list[Version]:
+        """Versions still checking whose build has not run yet."""
 
     @abstractmethod
     async def get_version(self, bot_id: int, version: int) -> Version | None: ...
@@ -114,7 +135,17 @@ class Storage(ABC):
 
     # -- matches ---------------------------------------------------------
     @abstractmethod
-    async def create_match(self, match: Match, *, priority: int = 0) -> None: ...
+    async def create_match(self, match: Match, *, priority: int = 0, held: bool = False) -> None:
+        """A held match is not claimed until it is released (a smoke match waiting for its
+        version's build)."""
+
+    @abstractmethod
+    async def hold_match(self, match_id: str, held: bool) -> None: ...
+
+    @abstractmethod
+    async def requeue_match(self, match_id: str, *, not_before: float, error: str) -> None:
+        """Back to the queue after a fault of the judge, not to be claimed before
+        ``not_before``."""
 
     @abstractmethod
     async def get_match(self, match_id: str) -> Match | None: ...
@@ -134,7 +165,7 @@ class Storage(ABC):
 
     @abstractmethod
     async def claim_next_match(self, now: float) -> Match | None:
-        """The next queued match (highest priority, oldest first), marked running."""
+        """The next claimable queued match (highest priority, oldest first), marked running."""
 
     @abstractmethod
     async def finish_match(

@@ -23,7 +23,13 @@ from typing import IO
 from judge.bots import MANIFEST, BotError, read_manifest
 from judge.server.records import Launch
 
-FILENAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$")
+FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
+# Member names: no control characters, quotes or backslashes (they only ever confuse shells,
+# logs and pages), and within what any file system takes.
+ODD_CHARACTERS = re.compile(r"[\x00-\x1f\x7f\"'`\\]")
+MAX_COMPONENT_BYTES = 255
+MAX_PATH_BYTES = 1024
+MAX_DEPTH = 32
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".zip")
 COPY_CHUNK = 1 << 16
 
@@ -43,7 +49,7 @@ class UploadLimits:
 
 def check_filename(name: str) -> str:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    if not FILENAME.match(base):
+    if not FILENAME.fullmatch(base):
         raise UploadRefused(
             f"file name {name!r} is not allowed: use letters, digits, '.', '_', '+', '-' "
             "(at most 100 characters, not starting with a dot)"
@@ -56,7 +62,27 @@ def is_archive(filename: str) -> bool:
 
 
 def _member_path(name: str, *, root_ok: bool = False) -> PurePosixPath | None:
+    odd = ODD_CHARACTERS.search(name)
+    if odd:
+        raise UploadRefused(
+            f"archive member {name[:100]!r} has a character not allowed in names "
+            f"({odd.group()!r}: control characters, quotes and backslashes are refused)"
+        )
+    if len(name.encode()) > MAX_PATH_BYTES:
+        raise UploadRefused(
+            f"archive member {name[:60]!r}... has a path longer than {MAX_PATH_BYTES} bytes"
+        )
     path = PurePosixPath(name)
+    if len(path.parts) > MAX_DEPTH:
+        raise UploadRefused(
+            f"archive member {name[:60]!r}... is nested deeper than {MAX_DEPTH} directories"
+        )
+    for part in path.parts:
+        if len(part.encode()) > MAX_COMPONENT_BYTES:
+            raise UploadRefused(
+                f"archive member {name[:60]!r}... has a name longer than "
+                f"{MAX_COMPONENT_BYTES} bytes"
+            )
     if path.is_absolute() or name.startswith("/"):
         raise UploadRefused(f"archive member {name!r} has an absolute path")
     if ".." in path.parts:
@@ -70,6 +96,8 @@ def _member_path(name: str, *, root_ok: bool = False) -> PurePosixPath | None:
 
 
 def _check_link(name: str, target: str) -> None:
+    if ODD_CHARACTERS.search(target) or len(target.encode()) > MAX_PATH_BYTES:
+        raise UploadRefused(f"archive link {name!r} has an odd or overlong target")
     if not target or target.startswith("/"):
         raise UploadRefused(f"archive link {name!r} points to an absolute path {target!r}")
     # Without '..' a chain of relative links can only descend, so it stays in the box.
@@ -97,8 +125,14 @@ class _Extractor:
         return self.box.joinpath(*rel.parts)
 
     def parents(self, target: Path) -> None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.parent.resolve().is_relative_to(self.box.resolve()):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            inside = target.parent.resolve().is_relative_to(self.box.resolve())
+        except RuntimeError:
+            raise UploadRefused(
+                f"{target.relative_to(self.box)} lies below a symbolic link loop"
+            ) from None
+        if not inside:
             raise UploadRefused(f"{target.relative_to(self.box)} would be written outside the box")
 
     def directory(self, name: str) -> None:
@@ -222,12 +256,26 @@ def unpack(upload: Path, filename: str, box: Path, limits: UploadLimits) -> None
             # Defence in depth: every path, links resolved, must still be inside the box.
             real_box = box.resolve()
             for path in _walk(box):
-                if not path.resolve().is_relative_to(real_box):
+                try:
+                    inside = path.resolve().is_relative_to(real_box)
+                except RuntimeError:  # Python 3.11 reports a symlink loop this way
+                    raise UploadRefused(
+                        f"{path.relative_to(box)} is part of a symbolic link loop"
+                    ) from None
+                except OSError as exc:
+                    raise UploadRefused(
+                        f"{path.relative_to(box)} cannot be resolved: {exc.strerror}"
+                    ) from None
+                if not inside:
                     raise UploadRefused(f"{path.relative_to(box)} resolves outside the box")
         else:
             target = box / filename
             shutil.copyfile(upload, target)
             os.chmod(target, 0o755)
+    except OSError as exc:
+        # ENAMETOOLONG, ELOOP, ENOSPC...: the reason, never the server's paths.
+        shutil.rmtree(box, ignore_errors=True)
+        raise UploadRefused(f"the upload cannot be unpacked: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(box, ignore_errors=True)
         raise

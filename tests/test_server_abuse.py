@@ -1,0 +1,303 @@
+"""No upload or request can wedge or flood the server (issue 11 §4), in process."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from judge.server.config import Quotas
+from judge.server.uploads import UploadLimits, UploadRefused, unpack
+from tests.server_helpers import PY_BOT, SLOW_PY_BOT, tar_gz
+from tests.test_server_api import Api, open_api
+
+MANIFEST = 'run = "./bot.py"\n'
+
+
+def tar_members(*members: tuple[str, bytes | None, str]) -> bytes:
+    """(name, data, link target): data None makes a symbolic link."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for name, data, link in members:
+            info = tarfile.TarInfo(name)
+            if data is None:
+                info.type = tarfile.SYMTYPE
+                info.linkname = link
+                archive.addfile(info)
+            else:
+                info.size = len(data)
+                info.mode = 0o755
+                archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+BOT_FILES: list[tuple[str, bytes | None, str]] = [
+    ("bot.toml", MANIFEST.encode(), ""),
+    ("bot.py", PY_BOT.encode(), ""),
+]
+ODD_ARCHIVES = {
+    "symlink loop": [*BOT_FILES, ("a", None, "b"), ("b", None, "a")],
+    "self link": [*BOT_FILES, ("me", None, "me")],
+    "very deep": [*BOT_FILES, ("/".join(["d"] * 300) + "/x", b"x", "")],
+    "very long name": [*BOT_FILES, ("n" * 300, b"x", "")],
+    "very long path": [*BOT_FILES, ("/".join(["p" * 200] * 30), b"x", "")],
+    "double quote": [*BOT_FILES, ('say"hi', b"x", "")],
+    "single quote": [*BOT_FILES, ("it's", b"x", "")],
+    "newline": [*BOT_FILES, ("line\nbreak", b"x", "")],
+}
+
+
+@pytest.mark.parametrize("odd", sorted(ODD_ARCHIVES))
+def test_odd_member_names_are_refused_with_a_reason(tmp_path: Path, odd: str) -> None:
+    upload = tmp_path / "upload"
+    upload.write_bytes(tar_members(*ODD_ARCHIVES[odd]))
+    with pytest.raises(UploadRefused) as refused:
+        unpack(upload, "bot.tar.gz", tmp_path / "box", UploadLimits())
+    assert str(refused.value)
+    assert not (tmp_path / "box").exists()
+
+
+@pytest.fixture
+async def api(tmp_path: Path, nursery: trio.Nursery) -> AsyncIterator[Api]:
+    opened = await open_api(tmp_path / "data", nursery, concurrency=1)
+    yield opened
+    await opened.http.aclose()
+    await opened.service.close()
+
+
+async def post_archive(api: Api, token: str, name: str, data: bytes) -> Any:
+    return await api.http.post("/api/bots", data={"name": name, "game": "rps"},
+                               files={"file": (f"{name}.tar.gz", data)}, headers=api.auth(token))
+
+
+async def test_odd_archives_are_400_over_http(api: Api) -> None:
+    alice = await api.user("alice")
+    for number, odd in enumerate(sorted(ODD_ARCHIVES)):
+        r = await post_archive(api, alice, f"odd{number}", tar_members(*ODD_ARCHIVES[odd]))
+        assert r.status_code == 400, (odd, r.status_code, r.text)
+        assert r.json()["error"], odd
+    assert (await api.http.get("/api/bots")).json() == []
+
+
+async def test_names_must_match_whole(api: Api) -> None:
+    r = await api.http.post("/api/users", json={"name": "alice\n"},
+                            headers=api.auth(api.admin))
+    assert r.status_code == 400, r.text
+    alice = await api.user("alice")
+    r = await api.http.post("/api/bots", data={"name": "bot\n", "game": "rps"},
+                            files={"file": ("bot.py", PY_BOT)}, headers=api.auth(alice))
+    assert r.status_code == 400, r.text
+
+
+async def all_matches(api: Api) -> list[dict[str, Any]]:
+    return list((await api.http.get("/api/matches?limit=500")).json())
+
+
+async def test_a_build_output_with_a_symlink_loop_fails_the_version_once(api: Api) -> None:
+    alice = await api.user("alice")
+    archive = tar_gz({"bot.toml": MANIFEST + 'build = "ln -s a b && ln -s b a"\n',
+                      "bot.py": PY_BOT})
+    r = await post_archive(api, alice, "looper", archive)
+    assert r.status_code == 202, r.text
+    version = await api.checked(r.json()["bot"]["id"], 1, alice)
+    assert version["state"] == "failed"
+    assert "loop" in version["message"], version["message"]
+    await trio.sleep(1)  # a re-queue loop would make more smoke matches meanwhile
+    matches = await all_matches(api)
+    assert len(matches) <= 1, [(m["status"], m["error"]) for m in matches]
+
+
+async def test_builds_do_not_hold_match_slots(api: Api) -> None:
+    # One match slot; a build that sleeps must not keep a requested match waiting.
+    api.service.config.build_timeout = 30
+    alice = await api.user("alice")
+    archive = tar_gz({"bot.toml": MANIFEST + 'build = "sleep 25"\n', "bot.py": PY_BOT})
+    r = await post_archive(api, alice, "sleepy", archive)
+    assert r.status_code == 202, r.text
+    bot_id = r.json()["bot"]["id"]
+    await trio.sleep(0.5)
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 5},
+    }, headers=api.auth(alice))
+    match = await api.finished(r.json()["id"])
+    assert match["status"] == "finished"
+    still = (await api.http.get(f"/api/bots/{bot_id}/versions/1")).json()
+    assert still["state"] == "checking"  # the build is still sleeping
+
+
+async def test_quota_versions_per_bot(tmp_path: Path, nursery: trio.Nursery) -> None:
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(versions_per_bot=2))
+    alice = await api.user("alice")
+    up = await api.upload(alice, "v", "rps_bot.py", PY_BOT)
+    files = {"file": ("rps_bot.py", PY_BOT)}
+    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
+                            headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
+                            headers=api.auth(alice))
+    assert r.status_code == 429, r.text
+    assert "2 versions" in r.json()["error"]
+    # The admin is not limited.
+    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
+                            headers=api.auth(api.admin))
+    assert r.status_code == 202, r.text
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_quota_uploads_per_hour_and_bots(tmp_path: Path, nursery: trio.Nursery) -> None:
+    api = await open_api(tmp_path / "data", nursery,
+                         quotas=Quotas(uploads_per_hour=3, bots_per_user=2))
+    alice = await api.user("alice")
+    await api.upload(alice, "b1", "rps_bot.py", PY_BOT)
+    await api.upload(alice, "b2", "rps_bot.py", PY_BOT)
+    r = await api.http.post("/api/bots", data={"name": "b3", "game": "rps"},
+                            files={"file": ("rps_bot.py", PY_BOT)}, headers=api.auth(alice))
+    assert r.status_code == 429 and "2 bots" in r.json()["error"], r.text
+    r = await api.http.post("/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)},
+                            headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    r = await api.http.post("/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)},
+                            headers=api.auth(alice))
+    assert r.status_code == 429 and "uploads an hour" in r.json()["error"], r.text
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_quota_stored_bytes_counts_expanded_archives(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(stored_bytes=2_000_000))
+    alice = await api.user("alice")
+    # 3 MB of zeros compresses to a few KB: the upload is small, what it stores is not.
+    archive = tar_gz({"bot.toml": MANIFEST, "bot.py": PY_BOT, "pad": b"\0" * 3_000_000})
+    assert len(archive) < 50_000
+    r = await post_archive(api, alice, "padded", archive)
+    assert r.status_code == 429, r.text
+    assert "2000000 bytes" in r.json()["error"]
+    small = tar_gz({"bot.toml": MANIFEST, "bot.py": PY_BOT, "pad": b"\0" * 1_500_000})
+    assert (await post_archive(api, alice, "small", small)).status_code == 202
+    r = await post_archive(api, alice, "second", small)
+    assert r.status_code == 429, r.text
+    usage = (await api.http.get("/api/me", headers=api.auth(alice))).json()
+    assert usage["usage"]["stored_bytes"] > 1_500_000
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_quota_queued_matches(tmp_path: Path, nursery: trio.Nursery) -> None:
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(queued_matches=2))
+    alice = await api.user("alice")
+    up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
+    await api.checked(up["bot"]["id"], 1)
+    body = {"game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 2000}}
+    codes = [(await api.http.post("/api/matches", json=body, headers=api.auth(alice))).status_code
+             for _ in range(3)]
+    assert codes == [202, 202, 429]
+    r = await api.http.post("/api/tournaments", json={
+        "game": "rps", "bots": ["builtin:rock", "builtin:paper", "builtin:cycle"],
+    }, headers=api.auth(alice))
+    assert r.status_code == 429, r.text
+    assert "queued or running" in r.json()["error"]
+    for match in await all_matches(api):
+        if match["kind"] == "manual":
+            await api.http.delete(f"/api/matches/{match['id']}", headers=api.auth(alice))
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_requests_per_minute(tmp_path: Path, nursery: trio.Nursery) -> None:
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(requests_per_minute=20))
+    alice = await api.user("alice")
+    codes = [(await api.http.get("/api/me", headers=api.auth(alice))).status_code
+             for _ in range(25)]
+    assert codes.count(429) >= 4 and codes[0] == 200
+    refused = await api.http.get("/api/me", headers=api.auth(alice))
+    assert refused.status_code == 429
+    assert "requests a minute" in refused.json()["error"]
+    assert int(refused.headers["retry-after"]) >= 1
+    # Another client is not held back by alice's flood.
+    assert (await api.http.get("/api/health")).status_code == 200
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_cancel_a_running_match(api: Api) -> None:
+    alice = await api.user("alice")
+    bob = await api.user("bob")
+    up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
+    await api.checked(up["bot"]["id"], 1)
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 1_000_000},
+    }, headers=api.auth(alice))
+    match_id = r.json()["id"]
+    with trio.fail_after(60):
+        while True:
+            if (await api.http.get(f"/api/matches/{match_id}")).json()["status"] == "running":
+                break
+            await trio.sleep(0.05)
+    r = await api.http.delete(f"/api/matches/{match_id}", headers=api.auth(bob))
+    assert r.status_code == 403
+    r = await api.http.delete(f"/api/matches/{match_id}", headers=api.auth(alice))
+    assert r.status_code == 200, r.text
+    with trio.fail_after(30):
+        match = await api.finished(match_id)
+    assert match["status"] == "cancelled" and "alice" in match["error"]
+    # The slot is free again: another match runs.
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 3},
+    }, headers=api.auth(alice))
+    assert (await api.finished(r.json()["id"]))["status"] == "finished"
+
+
+def strings_in(value: Any) -> list[str]:
+    return [s for s in json.dumps(value).split('"') if "/" in s]
+
+
+async def test_public_json_carries_no_server_paths(api: Api) -> None:
+    alice = await api.user("alice")
+    data_dir = str(api.service.config.data)
+    missing = tar_gz({"bot.toml": 'run = "./not-there"\n', "x": "x"})
+    r = await post_archive(api, alice, "missing", missing)
+    assert r.status_code == 202, r.text
+    version = await api.checked(r.json()["bot"]["id"], 1, alice)
+    assert version["state"] == "failed"
+    up = await api.upload(alice, "pybot", "rps_bot.py", PY_BOT)
+    await api.checked(up["bot"]["id"], 1)
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["pybot", "builtin:rock"], "options": {"turns": 3},
+    }, headers=api.auth(alice))
+    await api.finished(r.json()["id"])
+    for path in ("/api/matches?limit=500", "/api/bots/missing", "/api/bots/pybot",
+                 "/api/tournaments", "/api/health"):
+        for token in (alice, None):
+            body = (await api.http.get(path, headers=api.auth(token))).text
+            assert data_dir not in body, (path, body)
+    for match in await all_matches(api):
+        assert match["result"] is None or match["result"]["replay"].startswith("/api/"), match
+
+
+async def test_judge_faults_are_retried_a_bounded_number_of_times(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    api = await open_api(tmp_path / "data", nursery, retry_backoff=0.05, max_attempts=3)
+    # A real fault of the machine, not of the bot: the work directory is not a directory.
+    work = api.service.config.work_dir
+    work.rmdir()
+    work.write_text("not a directory")
+    alice = await api.user("alice")
+    up = await api.upload(alice, "pybot", "rps_bot.py", PY_BOT)
+    version = await api.checked(up["bot"]["id"], 1, alice)
+    assert version["state"] == "failed"
+    assert "gave up after 3 attempts" in version["message"], version["message"]
+    matches = await all_matches(api)
+    assert [(m["kind"], m["status"], m["attempts"]) for m in matches] == [("smoke", "error", 3)]
+    assert str(api.service.config.data) not in json.dumps(matches)
+    await api.http.aclose()
+    await api.service.close()
