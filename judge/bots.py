@@ -9,10 +9,12 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from judge.models import BotSpec
+from judge.sandbox.base import SAFE_PATH, VISIBLE_SYSTEM
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
 MANIFEST = "bot.toml"
@@ -56,6 +58,51 @@ def compile_c(source: Path, target: Path) -> None:
         raise BotError(f"compiling {source} failed:\n{proc.stderr.strip()}")
 
 
+def _outside(word: str, allowed: Sequence[Path]) -> str | None:
+    """What is wrong with one word of a command as a path, or None."""
+    if word.startswith("~"):
+        return f"{word} names a home directory"
+    path = PurePosixPath(os.path.normpath(word))
+    if word.startswith("/"):
+        if any(path == PurePosixPath(d) or PurePosixPath(d) in path.parents
+               for d in (*VISIBLE_SYSTEM, *map(str, allowed))):
+            return None
+        return f"{word} is outside the bot's directory"
+    if path.parts[:1] == ("..",):
+        return f"{word} leads out of the bot's directory"
+    return None
+
+
+def check_command(command: str, what: str = "run", allowed: Sequence[Path] = ()) -> list[str]:
+    """The words of a bot's run or build command, if it names nothing the bot cannot see.
+
+    A bot sees its own directory and the sandbox's system directories (VISIBLE_SYSTEM),
+    nothing else: a program is a name on the bot's PATH or a file in the bot's directory,
+    and no word may be an absolute path elsewhere or lead out with "..". ``allowed`` are
+    extra directories shown to the bot (the CLI's --allow-path). Pure: no file is read.
+    Raises BotError with the reason.
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise BotError(f"{MANIFEST}: cannot parse the {what} command: {exc}") from None
+    if not words:
+        raise BotError(f"{MANIFEST}: the {what} command is empty")
+    # Words inside words too (sh -c "..."), and "--lib=/x", "-I/x".
+    tokens = [token for word in words for token in word.split()]
+    for token in tokens:
+        parts = {token, token.partition("=")[2], token[2:] if token[:2] in ("-I", "-L") else ""}
+        for part in parts:
+            problem = part and _outside(part, allowed)
+            if problem:
+                raise BotError(
+                    f"{MANIFEST}: the {what} command {command!r} cannot be used: {problem}. "
+                    "A bot sees only its own directory and the system directories "
+                    f"({', '.join(VISIBLE_SYSTEM)}); programs are found on {SAFE_PATH}"
+                )
+    return words
+
+
 @dataclass(frozen=True)
 class Manifest:
     """A bot directory's ``bot.toml``: how to start it, how to build it, its name."""
@@ -65,8 +112,12 @@ class Manifest:
     name: str | None
 
 
-def read_manifest(manifest: Path) -> Manifest:
-    """Parse and check a ``bot.toml`` (the CLI and the server's uploads share this)."""
+def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
+    """Parse and check a ``bot.toml`` (the CLI and the server's uploads share this).
+
+    The run and build commands go through check_command: an upload naming a host path
+    is refused here, with the reason.
+    """
     try:
         data = tomllib.loads(manifest.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -79,22 +130,26 @@ def read_manifest(manifest: Path) -> Manifest:
     build = data.get("build")
     if build is not None and (not isinstance(build, str) or not build.strip()):
         raise BotError(f"{MANIFEST}: build must be a command string")
+    check_command(run, "run", allowed)
+    if build is not None:
+        check_command(build, "build", allowed)
     name = data.get("name")
     return Manifest(run=run, build=build, name=str(name) if name is not None else None)
 
 
-def from_directory(path: Path, name: str) -> BotSpec:
+def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSpec:
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
         raise BotError(f'{path} is a directory without a {MANIFEST} manifest (run = "...")')
-    manifest = read_manifest(manifest_path)
+    try:
+        manifest = read_manifest(manifest_path, allowed)
+    except BotError as exc:
+        raise BotError(f"{exc} (or show a directory to it with --allow-path DIR)") from None
     if manifest.build is not None:
         run_build(manifest.build, path)
-    try:
-        argv = shlex.split(manifest.run)
-    except ValueError as exc:
-        raise BotError(f"{MANIFEST}: cannot parse the run command: {exc}") from None
-    return BotSpec(name=manifest.name or name, argv=tuple(argv), cwd=path, box=path)
+    argv = shlex.split(manifest.run)
+    return BotSpec(name=manifest.name or name, argv=tuple(argv), cwd=path, box=path,
+                   readonly_paths=tuple(allowed))
 
 
 def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
@@ -126,13 +181,69 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
     )
 
 
-def resolve(arg: str, game: str, *, adapter: str | None = None) -> BotSpec:
-    """Everything a BOT argument may be; raises BotError with a message for the user."""
+def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
+    """A command string: its program on the bot's PATH (or a file), its files in one directory.
+
+    The bot's directory is that of the first file the command names; every other file
+    must be inside it or inside an ``allowed`` directory.
+    """
+    try:
+        argv = shlex.split(arg)
+    except ValueError as exc:
+        raise BotError(f"cannot parse the command {arg!r}: {exc}") from None
+    program = argv[0]
+    box: Path | None = None
+    if os.sep in program:
+        if not Path(program).is_file():
+            raise BotError(f"{program!r} in {arg!r} is not a file")
+        argv[0] = str(Path(program).resolve())
+        if _outside(argv[0], ()) is not None:  # not a system program: the bot's own
+            box = Path(argv[0]).parent
+    else:
+        found = shutil.which(program, path=SAFE_PATH)
+        if found is None:
+            elsewhere = shutil.which(program)
+            hint = (f"; it is at {elsewhere}, which bots cannot see: name that path and pass "
+                    f"--allow-path {Path(elsewhere).parent.parent}" if elsewhere else "")
+            raise BotError(f"{program!r} in {arg!r} is not a program on the bot's PATH "
+                           f"({SAFE_PATH}){hint}")
+        argv[0] = found
+    for i, part in enumerate(argv[1:], 1):
+        candidate = Path(part)
+        if candidate.suffix and candidate.exists():
+            argv[i] = str(candidate.resolve())
+            if box is None:
+                box = Path(argv[i]).parent
+    visible = [*([box] if box is not None else []), *allowed]
+    for word in argv:
+        path = Path(word)
+        if (word.startswith("/") and path.exists() and not _is_within(path, visible)
+                and _outside(word, ()) is not None):
+            where = f"the bot's directory {box}" if box is not None else "no bot directory"
+            raise BotError(f"{word} in {arg!r} is outside {where}; show it to the bot with "
+                           f"--allow-path {path.parent}")
+    name = Path(argv[-1]).stem if len(argv) > 1 else Path(program).name
+    return BotSpec(name=name, argv=tuple(argv), cwd=box, box=box, readonly_paths=tuple(allowed))
+
+
+def _is_within(path: Path, directories: Sequence[Path]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == d or d in resolved.parents for d in directories)
+
+
+def resolve(
+    arg: str, game: str, *, adapter: str | None = None, allowed: Sequence[Path] = ()
+) -> BotSpec:
+    """Everything a BOT argument may be; raises BotError with a message for the user.
+
+    ``allowed``: directories outside a bot's own that it may see (--allow-path).
+    """
+    allowed = [Path(p).resolve() for p in allowed]
     path = Path(arg)
     if arg in builtin_bots(game) and not path.exists():
         return builtin_spec(game, arg)
     if path.is_dir():
-        return from_directory(path.resolve(), path.resolve().name)
+        return from_directory(path.resolve(), path.resolve().name, allowed)
     if path.suffix == ".py" and path.is_file():
         return from_python(path.resolve(), game, adapter)
     if not path.exists() and path.with_suffix(".c").is_file() and os.sep in arg:
@@ -150,20 +261,7 @@ def resolve(arg: str, game: str, *, adapter: str | None = None) -> BotSpec:
             name=path.name, argv=(str(resolved),), cwd=resolved.parent, box=resolved.parent
         )
     if " " in arg.strip():
-        try:
-            argv = shlex.split(arg)
-        except ValueError as exc:
-            raise BotError(f"cannot parse the command {arg!r}: {exc}") from None
-        program = argv[0]
-        found = shutil.which(program) if os.sep not in program else program
-        if not found or not Path(found).exists():
-            raise BotError(f"{program!r} in {arg!r} is not a program on PATH or a file")
-        for i, part in enumerate(argv[1:], 1):
-            candidate = Path(part)
-            if candidate.suffix and candidate.exists():
-                argv[i] = str(candidate.resolve())
-        name = Path(argv[-1]).stem if len(argv) > 1 else Path(program).name
-        return BotSpec(name=name, argv=(str(Path(found).resolve()), *argv[1:]))
+        return from_command(arg, allowed)
     known = ", ".join(builtin_bots(game)) or "none"
     raise BotError(
         f"bot {arg!r} is neither a file, a directory, a command nor a built-in "

@@ -48,24 +48,33 @@ def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
     return result
 
 
-def resolve_bots(game: str, args: tuple[str, ...], adapter: str | None) -> list[Any]:
+def resolve_bots(
+    game: str, args: tuple[str, ...], adapter: str | None, allowed: tuple[Path, ...] = ()
+) -> list[Any]:
     specs = []
     for arg in args:
         try:
-            specs.append(resolve(arg, game, adapter=adapter))
+            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed))
         except BotError as exc:
             raise click.UsageError(str(exc)) from None
     return specs
 
 
 def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
-    """The sandbox for --sandbox/--min-sandbox (or the defaults), or a clear error."""
-    from judge.sandbox.select import default_sandbox
+    """The sandbox for --sandbox/--min-sandbox (or the defaults), or a clear error.
+
+    Below the namespaces layer a warning line on stderr says what the bots can reach.
+    """
+    from judge.sandbox.select import default_sandbox, weakness
 
     try:
-        return default_sandbox(layer, min_layer)
+        sandbox = default_sandbox(layer, min_layer)
     except SandboxError as exc:
         raise click.ClickException(str(exc)) from None
+    warning = weakness(sandbox.layer)
+    if warning:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    return sandbox
 
 
 def print_result(result: MatchResult) -> None:
@@ -73,7 +82,8 @@ def print_result(result: MatchResult) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{result.game} · seed {result.seed} · {result.turns} turns")
+    table = Table(title=f"{result.game} · seed {result.seed} · {result.turns} turns",
+                  caption=f"sandbox: {result.sandbox}")
     for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):
         table.add_column(column)
     for p in result.players:
@@ -121,10 +131,14 @@ def main(log_level: str) -> None:
               help="isolation layer (default: the strongest available; see `judge sandbox`)")
 @click.option("--min-sandbox", "min_layer", type=click.Choice(LAYERS), default=None,
               help="refuse to run below this isolation layer")
+@click.option("--allow-path", "allowed", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="show this directory (read-only) to the bots, whose commands may then name "
+              "files in it; a bot sees only its own directory and the system's otherwise")
 def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
           race_to: int | None, rounds: int | None, extra: tuple[str, ...], replay: Path | None,
           deadline: float, startup: float, adapter: str | None, as_json: bool,
-          layer: str | None, min_layer: str | None) -> None:
+          layer: str | None, min_layer: str | None, allowed: tuple[Path, ...]) -> None:
     """Play one match of GAME between BOTS (paths, commands, directories or built-in names)."""
     import random
 
@@ -146,7 +160,7 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
         click.get_current_context().invoke(
             tourney, game=game, bots=bots, seed=seed, turns=turns, rounds=rounds,
             race_to=race_to, extra=extra, deadline=deadline, startup=startup,
-            adapter=adapter, as_json=as_json,
+            adapter=adapter, as_json=as_json, layer=layer, min_layer=min_layer, allowed=allowed,
         )
         return
     if not cls.min_seats <= len(bots) <= cls.max_seats:
@@ -159,7 +173,7 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
     sandbox = sandbox_or_exit(layer, min_layer)
-    specs = resolve_bots(game, bots, adapter)
+    specs = resolve_bots(game, bots, adapter, allowed)
     spec = MatchSpec(
         game=game, bots=specs, seed=seed if seed is not None else random.randrange(2**31),
         options=options, turn_deadline=deadline, startup_allowance=startup,

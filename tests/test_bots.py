@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 
-from judge.bots import BotError, resolve
+from judge.bots import BotError, check_command, resolve
 from judge.runner import run_match
 from tests.conftest import ROOT, builtin, rps_spec
 
@@ -65,3 +66,49 @@ def test_command_string_and_builtins() -> None:
     assert resolve("rock", "rps").name == "rock"
     with pytest.raises(BotError, match="built-ins: rock"):
         resolve("rocket", "rps")
+
+
+# -- no host path from a bot's command line (issue 11 §2) ------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "./bot /srv/judge-data", "python3 /home/alice/bot.py", "/root/.cargo/bin/mybot",
+    "../other-bot/bot", "./bot ../../judge.sqlite3", "node --require=/srv/x bot.js",
+    "cc -I/root/include -o bot main.c", 'sh -c "cat /var/lib/judge/db"', "~/bin/bot",
+])
+def test_commands_naming_host_paths_are_refused(command: str) -> None:
+    with pytest.raises(BotError, match=r"cannot be used: .* (outside|leads out|home)"):
+        check_command(command)
+
+
+@pytest.mark.parametrize("command", [
+    "./bot", "python3 bot.py --fast", "/usr/bin/python3 -u bot.py", "node lib/main.js",
+    "cc -O2 -o bot main.c", "make", "sh -c 'cp -R src \"$HOME/w\" && make -C \"$HOME/w\"'",
+    "java -cp classes:lib/x.jar Main",
+])
+def test_commands_inside_the_box_or_the_system_are_accepted(command: str) -> None:
+    assert check_command(command) == shlex.split(command)
+
+
+def test_a_directory_bot_naming_an_outside_file_needs_allow_path(tmp_path: Path) -> None:
+    secret_dir = tmp_path / "elsewhere"
+    secret_dir.mkdir()
+    (secret_dir / "secret").write_text("s3cret\n")
+    box = tmp_path / "bot"
+    box.mkdir()
+    (box / "bot.toml").write_text(f'run = "/bin/cat {secret_dir}/secret"\n')
+    with pytest.raises(BotError, match=r"outside the bot's directory.*--allow-path"):
+        resolve(str(box), "rps")
+    spec = resolve(str(box), "rps", allowed=[secret_dir])
+    assert spec.readonly_paths == (secret_dir.resolve(),)
+
+
+def test_a_command_bot_with_files_in_two_directories_needs_allow_path(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "bot.js").write_text("")
+    (tmp_path / "b" / "data.txt").write_text("")
+    command = f"node {tmp_path}/a/bot.js {tmp_path}/b/data.txt"
+    with pytest.raises(BotError, match="--allow-path"):
+        resolve(command, "rps")
+    spec = resolve(command, "rps", allowed=[tmp_path / "b"])
+    assert spec.box == tmp_path / "a" and spec.readonly_paths == (tmp_path / "b",)

@@ -362,3 +362,26 @@ async def test_a_directory_bot_with_a_relative_command(sandbox: Sandbox, tmp_pat
     spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 5})
     result = await run_match(spec, sandbox=sandbox)
     assert [p.outcome for p in result.players] == ["ok", "ok"], result.players
+
+
+async def test_a_path_in_the_command_is_not_shown_to_the_bot(tmp_path: Path) -> None:
+    """Issue 11 §2: the sandbox shows a bot its box and the system, never what its argv names."""
+    report = probe()
+    if not report.available.get("namespaces"):
+        pytest.skip(f"no namespaces layer: {report.reasons['namespaces']}")
+    secret = tmp_path / "judge-data" / "judge.sqlite3"
+    secret.parent.mkdir()
+    secret.parent.chmod(0o755)
+    secret.write_text("every user's bots\n")
+    secret.chmod(0o644)
+    box = tmp_path / "box"
+    box.mkdir()
+    box.chmod(0o755)
+    # Exit 5 if the file named on the command line could be read, 6 if not.
+    script = ('cat "$0" >/dev/null 2>&1 && exit 5; '
+              'ls "$(dirname "$0")" >/dev/null 2>&1 && exit 4; exit 6')
+    bot = BotSpec(name="peek", argv=("/bin/sh", "-c", script, str(secret)), cwd=box, box=box)
+    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
+                     turn_deadline=3.0, startup_allowance=0)
+    result = await run_match(spec, sandbox=sandbox_for("namespaces"))
+    assert result.players[0].reason == "exited with status 6", result.players[0]

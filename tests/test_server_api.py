@@ -499,3 +499,23 @@ async def test_a_running_match_replay_and_a_late_watcher(api: Api) -> None:
     resumed = await api.http.get(f"/api/matches/{match_id}/live",
                                  headers={"last-event-id": "299"})
     assert [int(ln[4:]) for ln in resumed.text.splitlines() if ln.startswith("id: ")] == [300, 301]
+
+
+@pytest.mark.parametrize("manifest", [
+    'run = "./bot {data}/judge.sqlite3"',
+    'run = "{data}/bots/1/versions/1/box/bot"',
+    'run = "./bot"\nbuild = "cp -R {data} ."',
+    'run = "./bot ../../../judge.sqlite3"',
+])
+async def test_upload_naming_a_host_path_is_refused(api: Api, manifest: str) -> None:
+    """Issue 11 §2: a bot.toml may name programs on PATH and files in its box, nothing else."""
+    from tests.server_helpers import tar_gz
+
+    alice = await api.user("alice")
+    text = manifest.format(data=api.service.config.data)
+    archive = tar_gz({"bot.toml": text + "\n", "bot": "#!/bin/sh\nexit 0\n"})
+    r = await api.http.post("/api/bots", data={"name": "peeker", "game": "rps"},
+                            files={"file": ("peek.tar.gz", archive)}, headers=api.auth(alice))
+    assert r.status_code == 400, r.text
+    assert "cannot be used" in r.json()["error"], r.json()
+    assert "only its own directory" in r.json()["error"]

@@ -11,6 +11,7 @@ import click
 import trio
 from pydantic import ValidationError
 
+from judge.sandbox.base import LAYERS
 from judge.tournament import (
     FORMATS,
     Progress,
@@ -45,10 +46,20 @@ from judge.tournament import (
               help="extra seconds on a bot's first turn")
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
+@click.option("--sandbox", "layer", type=click.Choice(LAYERS), default=None,
+              help="isolation layer (default: the strongest available; see `judge sandbox`)")
+@click.option("--min-sandbox", "min_layer", type=click.Choice(LAYERS), default=None,
+              help="refuse to run below this isolation layer")
+@click.option("--allow-path", "allowed", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="show this directory (read-only) to the bots, whose commands may then name "
+              "files in it")
 def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
             rounds: int | None, race_to: int | None, games: int | None, runs: int | None,
             extra: tuple[str, ...], replays: Path | None, concurrency: int | None,
-            deadline: float, startup: float, adapter: str | None, as_json: bool) -> None:
+            deadline: float, startup: float, adapter: str | None, as_json: bool,
+            layer: str | None = None, min_layer: str | None = None,
+            allowed: tuple[Path, ...] = ()) -> None:
     """Run GAME's original tournament format between BOTS.
 
     \b
@@ -58,7 +69,6 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     counting    every pair x --runs runs of --rounds rounds; Score, Wins, Overall
     """
     from judge import cli
-    from judge.sandbox.select import default_sandbox
 
     game = cli._game(game)
     if game not in FORMATS:
@@ -84,7 +94,8 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         raise click.UsageError(f"{replays} exists and is not a directory")
     if not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
-    specs = cli.resolve_bots(game, bots, adapter)
+    sandbox = cli.sandbox_or_exit(layer, min_layer)
+    specs = cli.resolve_bots(game, bots, adapter, allowed)
     try:
         spec = TourneySpec(
             game=game, bots=specs, seed=seed, options=options, games=games or 100,
@@ -97,11 +108,11 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         raise click.UsageError(problems) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    result = run_with_progress(spec, replays, default_sandbox(), show=not as_json)
+    result = run_with_progress(spec, replays, sandbox, show=not as_json)
     if as_json:
         click.echo(result.model_dump_json())
     else:
-        print_tourney(result)
+        print_tourney(result, sandbox.layer)
 
 
 def run_with_progress(
@@ -129,12 +140,14 @@ def _number(value: float) -> str:
     return f"{value:g}" if value != int(value) else str(int(value))
 
 
-def print_tourney(result: TourneyResult) -> None:
+def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
     title = f"{result.game} tourney · {result.format} · seed {result.seed}"
+    if layer is not None:
+        title += f" · sandbox: {layer}"
     console.print(f"[bold]{title}[/]")
     if result.game == "counting":
         runs = int(result.options.get("runs", 1))

@@ -342,17 +342,9 @@ class IsolatedSandbox(Sandbox):
         resolved = program.resolve()
         if Path(bot.argv[0]) == Path(sys.executable) or resolved == Path(sys.executable).resolve():
             wanted += [Path(sys.prefix), Path(sys.base_prefix)]
+        # Nothing else: no path a bot's command names is shown unless it is in the box or
+        # in a directory the judge chose (readonly_paths, e.g. the CLI's --allow-path).
         system = [Path(d) for d in SYSTEM_DIRS]
-        for candidate in (program, resolved):
-            parent = candidate.parent
-            if _is_under(Path(os.path.realpath(parent)), system):
-                continue
-            # An interpreter in PREFIX/bin needs PREFIX (its lib/ next to bin/).
-            wanted.append(parent.parent if parent.name == "bin" else parent)
-        for arg in bot.argv[1:]:
-            if arg.startswith("/") and Path(arg).exists():
-                path = Path(arg)
-                wanted.append(path if path.is_dir() else path.parent)
         chosen: list[Path] = []
         for path in sorted({Path(os.path.abspath(p)) for p in wanted}, key=lambda p: len(p.parts)):
             # /bin/x is /usr/bin/x on merged-/usr systems: judge a path by where it leads.

@@ -12,6 +12,22 @@ ENV_LAYER = "BOTJUDGE_SANDBOX"
 ENV_MIN_LAYER = "BOTJUDGE_MIN_SANDBOX"
 
 
+# What the bots can still do at each layer below "namespaces" (for warnings and refusals).
+WEAKNESS: dict[str, str] = {
+    "none": "no isolation: bots run as this user with the network, every file and process "
+    "of this machine, and no limits",
+    "base": "rlimits and a tree kill only: bots run as this user with the network, every file "
+    "of this machine readable and writable, and other processes visible",
+}
+
+
+def weakness(layer: str) -> str | None:
+    """A warning line for a layer below namespaces, naming it and what it does not protect."""
+    if layer not in WEAKNESS:
+        return None
+    return f"sandbox layer {layer!r}: {WEAKNESS[layer]} (see `judge sandbox`)"
+
+
 def sandbox_for(layer: str, limits: SandboxLimits | None = None) -> Sandbox:
     """The sandbox of exactly this layer; SandboxError (with the probe's reason) if unavailable."""
     from judge.sandbox.isolated import IsolatedSandbox

@@ -32,6 +32,7 @@ from judge.games import UnknownGame, get_game
 from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
 from judge.sandbox import Sandbox, SandboxError
+from judge.sandbox.base import SAFE_PATH
 from judge.server import ladder
 from judge.server.config import ServerConfig
 from judge.server.live import Hub, Line, last_line, lines_of
@@ -127,7 +128,9 @@ def smoke_options(game: str) -> dict[str, Any]:
 
 def _resolve_program(argv: list[str]) -> list[str]:
     if argv and "/" not in argv[0]:
-        found = shutil.which(argv[0])
+        # On the bot's PATH, as the bot would find it: the server's own PATH may lead to
+        # directories the sandbox does not show.
+        found = shutil.which(argv[0], path=SAFE_PATH)
         if found:
             argv[0] = found
     return argv
