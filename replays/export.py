@@ -20,10 +20,11 @@ TEMPLATE = STATIC / "viewer.html"
 
 
 def asset_names() -> list[str]:
-    """The viewer's scripts, in load order: the viewer, then every game's renderer."""
+    """The viewer's scripts, in load order: the chart library, the viewer, then every game's
+    renderer."""
     found = (STATIC / "renderers").glob("*.js")
     renderers = sorted(path.relative_to(STATIC).as_posix() for path in found)
-    return ["viewer.js", *renderers]
+    return ["chart.js", "viewer.js", *renderers]
 
 
 def _script_safe(text: str) -> str:

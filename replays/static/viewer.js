@@ -9,8 +9,10 @@
  *
  * Games register renderers: JudgeReplay.register(game, {init, step, view}); init(ctx) gives
  * the snapshot before the first turn, step(prev, line, turn, ctx) the snapshot after a
- * turn (never mutate prev), view(snapshot, ctx) returns a DOM node. Unknown games use the
- * generic renderer. Data from a replay only ever reaches the page as text, never as HTML.
+ * turn (never mutate prev), view(snapshot, ctx) returns a DOM node, and the optional
+ * chart(snapshot, ctx) gives one number per seat for the chart under the board (score over
+ * turns; a renderer may set chartLabel). Unknown games use the generic renderer.
+ * Data from a replay only ever reaches the page as text, never as HTML.
  */
 (function (global) {
   "use strict";
@@ -60,6 +62,7 @@
       this.ctx = null;
       this.renderer = generic;
       this.snapshots = [null];
+      this.series = [];  // per turn (from 0), one chart value per seat
       this.lines = [];
       this.events = [];
       this.result = null;
@@ -110,6 +113,7 @@
         this.renderer = renderers[header.game] || generic;
         this.ctx = {header, h, disqualified: new Set(), seatName: (seat) => seatName(this.ctx, seat), seatOfLabel: (label) => seatOfLabel(this.ctx, label)};
         this.snapshots = [this.renderer.init(this.ctx)];
+        this.series = [this.chartValues(this.snapshots[0])];
         this.renderHeader();
         return;
       }
@@ -133,8 +137,19 @@
         snap = {line, unreadable: String(err.message || err)};
       }
       this.snapshots.push(snap);
+      this.series.push(snap.unreadable ? this.series[this.series.length - 1] : this.chartValues(snap));
       this.lines.push(line);
       if (this.follow && wasAtEnd && !this.playing) this.position = turn;
+    }
+
+    chartValues(snap) {
+      if (!this.renderer.chart || !snap) return null;
+      try {
+        const values = this.renderer.chart(snap, this.ctx);
+        return Array.isArray(values) ? values.map(Number) : null;
+      } catch (err) {
+        return null;
+      }
     }
 
     end() {
@@ -206,6 +221,7 @@
         if (this.playing) { this.pause(); this.play(); }
       }}, [1, 2, 5, 10, 30, 100, 1000].map((v) => h("option", {value: v, selected: v === this.speed}, v + " turns/s")));
       this.boardEl = h("div", {class: "jr-board"});
+      this.chart = new global.JudgeChart.LineChart((turn) => { this.pause(); this.show(turn); });
       this.lineEl = h("pre", {class: "jr-line"});
       this.eventsEl = h("div", {class: "jr-events"});
       this.resultEl = h("div", {class: "jr-result"});
@@ -219,7 +235,7 @@
           button("next", ">", "next turn (→)", () => { this.pause(); this.next(); }),
           button("last", ">|", "last (End)", () => { this.pause(); this.show(this.turns); }),
           this.slider, this.turnEl, speed),
-        this.boardEl, this.lineEl, this.eventsEl, this.resultEl);
+        this.boardEl, this.chart.element, this.lineEl, this.eventsEl, this.resultEl);
       this.root.tabIndex = 0;
       this.root.addEventListener("keydown", (ev) => {
         if (ev.target instanceof HTMLSelectElement || ev.target instanceof HTMLInputElement) return;
@@ -287,6 +303,10 @@
       this.eventsEl.replaceChildren(...events.map((e) => h("div", {class: "jr-event"},
         seatName(this.ctx, e.seat), " disqualified in turn " + e.turn + ": " + e.code + " (" + e.reason + ")")));
       this.resultEl.replaceChildren(this.resultView());
+      this.chart.update({
+        series: this.series, position: this.position, label: this.renderer.chartLabel || "score",
+        names: this.header.players.map((p) => p.label + " " + p.name),
+      });
     }
 
     resultView() {

@@ -22,6 +22,8 @@
       }
       return {cups, hand, bids, showdown};
     },
+    chart(snap) { return snap.cups; },
+    chartLabel: "dice left",
     view(snap, ctx) {
       const {h} = ctx;
       const describe = (bid) => bid.play === 0 ? "liar!" : Math.floor(bid.play / 10) + " × " + (bid.play % 10);

@@ -5,7 +5,7 @@
   const SHAPES = {"1": "rock", "2": "paper", "3": "scissors", "*": "—"};
   const HOW = {beats: "shape beats shape", more: "played that shape more often", counter: "played its counter more often", coin: "coin toss", forfeit: "forfeit"};
   JudgeReplay.register("roshambolo", {
-    init(ctx) { return {games: ctx.header.players.map(() => 0), round: null}; },
+    init(ctx) { return {games: ctx.header.players.map(() => 0), rounds: ctx.header.players.map(() => 0), round: null}; },
     step(prev, line, turn, ctx) {
       const p = line.split(" ");
       if (p.length !== 11 || !(p[10] in HOW)) throw new Error("not a roshambolo turn line");
@@ -16,8 +16,12 @@
       const games = prev.games.slice();
       const over = p[10] === "forfeit" || (raceTo > 0 && wins[winner] >= raceTo);
       if (over) games[seats[winner]] += 1;
-      return {games, round: {game: p[0], seats, answers: [p[3], p[4]], shapes: [p[5], p[6]], winner, wins, how: p[10], over}};
+      const rounds = prev.rounds.slice();
+      if (p[10] !== "forfeit") rounds[seats[winner]] += 1;
+      return {games, rounds, round: {game: p[0], seats, answers: [p[3], p[4]], shapes: [p[5], p[6]], winner, wins, how: p[10], over}};
     },
+    chart(snap) { return snap.rounds; },
+    chartLabel: "rounds won",
     view(snap, ctx) {
       const {h} = ctx;
       const r = snap.round;

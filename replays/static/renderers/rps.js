@@ -15,6 +15,8 @@
       const winner = a === b ? null : BEATS[a] === b ? 0 : 1;
       return {scores: [Number(parts[0]), Number(parts[1])], orders: [a, b], winner, counts};
     },
+    chart(snap) { return snap.scores; },
+    chartLabel: "score",
     view(snap, ctx) {
       const {h} = ctx;
       return h("div", {class: "jr-seats"}, [0, 1].map((seat) => h("div", {class: "jr-seat" + (snap.winner === seat ? " win" : ""), "data-seat": seat},
