@@ -1,9 +1,9 @@
-"""Matches spread over worker processes, one per core: the entry point for many matches.
+"""The worker side of the local executor (judge.executors.local) and the CPU helpers.
 
-One trio judge process saturates one core (the per-turn work is Python), so a batch of
-matches is split over ``workers`` processes (trio-parallel), each running up to
-``per_worker`` matches at once with the ordinary :func:`judge.runner.run_match`.
-Tournaments, the server and the bench use this, so they all scale the same way.
+One trio judge process saturates one core (the per-turn work is Python), so the local
+executor splits matches over one worker process per core (trio-parallel); each runs a batch
+of matches at once with the ordinary :func:`judge.runner.run_match` (``run_batch``).
+Here too: pinning a worker and its bots to a core, SCHED_BATCH, the fd limit.
 
 Specs and results cross the process boundary as JSON (pydantic), and the sandbox as its
 layer name: a worker builds its own sandbox, so nothing unpicklable travels.
@@ -153,8 +153,30 @@ def _sandbox_for(layer: str | None) -> Sandbox:
     return default_sandbox(layer)
 
 
+class LineFile:
+    """A line sink writing raw replay lines to a file another process follows (the local
+    executor's way to stream them back): flushed at once for judge lines, else every 50 ms."""
+
+    FLUSH_INTERVAL = 0.05
+
+    def __init__(self, path: Path) -> None:
+        self.file = path.open("w", encoding="utf-8", errors="backslashreplace")
+        self.flushed = time.monotonic()
+
+    def __call__(self, line: str) -> None:
+        self.file.write(line)
+        now = time.monotonic()
+        if line.startswith("#") or now - self.flushed >= self.FLUSH_INTERVAL:
+            self.file.flush()
+            self.flushed = now
+
+    def close(self) -> None:
+        self.file.close()
+
+
 async def _run_batch_async(
-    specs: list[MatchSpec], concurrency: int, layer: str | None, replay_dir: Path | None
+    specs: list[MatchSpec], concurrency: int, layer: str | None, paths: list[str | None],
+    streams: list[str | None], batch: bool,
 ) -> list[MatchResult]:
     from judge.runner import run_match
 
@@ -164,10 +186,16 @@ async def _run_batch_async(
 
     async def play(position: int, spec: MatchSpec) -> None:
         async with limiter:
-            path = None
-            if replay_dir is not None:
-                path = replay_dir / f"{spec.match_id or position}.replay"
-            results[position] = await run_match(spec, sandbox=sandbox, replay_path=path)
+            path, stream = paths[position], streams[position]
+            sink = LineFile(Path(stream)) if stream else None
+            try:
+                results[position] = await run_match(
+                    spec, sandbox=sandbox, replay_path=Path(path) if path else None,
+                    sinks=[sink] if sink else [], batch_scheduled=batch,
+                )
+            finally:
+                if sink is not None:
+                    sink.close()
 
     async with trio.open_nursery() as nursery:
         for position, spec in enumerate(specs):
@@ -179,25 +207,34 @@ def run_batch(
     spec_json: list[str],
     concurrency: int,
     layer: str | None,
-    replay_dir: str | None,
+    replay_paths: list[str | None],
+    stream_paths: list[str | None],
     log_level: str,
     pin_cpus: bool = False,
+    batch_mode: bool = False,
 ) -> tuple[list[str], float, float, int, tuple[int, ...]]:
-    """Runs in a worker process: play the batch; results as JSON, judge and bots CPU seconds."""
+    """Runs in a worker process: play the batch; results as JSON, judge and bots CPU seconds.
+
+    A match's replay goes to its ``replay_paths`` entry, or its raw lines to its
+    ``stream_paths`` entry (a :class:`LineFile` the caller follows).
+
+    A pinned worker runs batch-scheduled (its bots share its core); ``batch_mode`` asks for
+    it unpinned too (arena matches, where every bot moves every turn).
+    """
     from judge import logs
 
     logs.configure(log_level)
     raise_fd_limit()
     if pin_cpus:
-        batch_scheduling(pin_to_free_cpu() is not None)
+        batch = batch_scheduling(pin_to_free_cpu() is not None or batch_mode)
     else:
         unpin()
-        batch_scheduling(False)
+        batch = batch_scheduling(batch_mode)
     specs = [MatchSpec.model_validate_json(text) for text in spec_json]
     began = time.process_time()
     children = _children_cpu()
     results = trio.run(
-        _run_batch_async, specs, concurrency, layer, Path(replay_dir) if replay_dir else None
+        _run_batch_async, specs, concurrency, layer, replay_paths, stream_paths, batch
     )
     judge_cpu = time.process_time() - began
     bots_cpu = _children_cpu() - children
@@ -224,61 +261,38 @@ async def run_matches(
     pin_cpus: bool = False,
     worker_context: trio_parallel.WorkerContext | None = None,
 ) -> list[MatchResult]:
-    """Play every spec across ``workers`` processes; results come back in the specs' order.
+    """Play every spec on a :class:`judge.executors.local.LocalExecutor`; results in the
+    specs' order (``on_result(index, result)`` as they finish).
 
-    Each worker plays up to ``per_worker`` matches at once. Matches are handed out in
-    batches (``batch_size``, default ``per_worker``) so a fast worker takes more of them.
-    ``sandbox_layer`` names the layer every worker uses (None: the strongest available,
-    or $BOTJUDGE_SANDBOX). ``on_result(index, result)`` is called as batches finish.
-    ``pin_cpus`` pins each worker, and so its bots, to a CPU of its own: about half the CPU
-    per turn, best on a machine the judge has to itself (the kernel cannot move them).
-    A bot's misbehaviour never raises here; a worker that dies raises BrokenWorkerError.
-    Workers start afresh for every call (~0.5 s of start-up and imports) unless the caller
-    passes a ``worker_context`` (``trio_parallel.open_worker_context()``) it keeps open
-    across calls, as a server or a tournament running many calls may.
+    Replays go to ``replay_dir/<match_id or index>.replay``. See the executor for the rest.
     """
+    from judge.executors.base import MatchJob
+    from judge.executors.local import LocalExecutor
+
     if per_worker < 1:
         raise ValueError("per_worker must be at least 1")
-    workers = workers or default_workers()
-    size = batch_size or per_worker
     if replay_dir is not None:
         await trio.Path(replay_dir).mkdir(parents=True, exist_ok=True)
+    jobs = [
+        MatchJob(spec, replay_path=replay_dir / f"{spec.match_id or i}.replay"
+                 if replay_dir is not None else None, tag=i)
+        for i, spec in enumerate(specs)
+    ]
     results: list[MatchResult | None] = [None] * len(specs)
-    limiter = trio.CapacityLimiter(workers)
-    replay_arg = str(replay_dir) if replay_dir is not None else None
+    executor = LocalExecutor(
+        workers=workers, per_worker=per_worker, batch_size=batch_size,
+        sandbox_layer=sandbox_layer, log_level=log_level, pin_cpus=pin_cpus,
+        worker_context=worker_context, stats=stats,
+    )
 
-    async def run_one_batch(start: int) -> None:
-        chunk = specs[start : start + size]
-        payload = [spec.model_dump_json() for spec in chunk]
-        returned, cpu, bots_cpu, pid, cpus = await workers_context.run_sync(
-            run_batch, payload, per_worker, sandbox_layer, replay_arg, log_level, pin_cpus,
-            limiter=limiter,
-        )
-        if stats is not None:
-            stats.judge_cpu_s += cpu
-            stats.bots_cpu_s += bots_cpu
-            stats.batches += 1
-            stats.worker_pids.add(pid)
-            stats.worker_cpus[pid] = cpus
-        for offset, text in enumerate(returned):
-            result = MatchResult.model_validate_json(text)
-            results[start + offset] = result
-            if on_result is not None:
-                on_result(start + offset, result)
+    def finished(job: MatchJob, result: MatchResult) -> None:
+        assert isinstance(job.tag, int)
+        results[job.tag] = result
+        if on_result is not None:
+            on_result(job.tag, result)
 
-    async def run_all() -> None:
-        async with trio.open_nursery() as nursery:
-            for start in range(0, len(specs), size):
-                nursery.start_soon(run_one_batch, start)
-
-    if worker_context is not None:
-        workers_context = worker_context
-        await run_all()
-    else:
-        # Own workers, ended on the way out: cached ones would outlive the call as stray
-        # children.
-        async with trio_parallel.open_worker_context() as workers_context:
-            await run_all()
+    async with executor:
+        await executor.run_many(jobs, finished)
     return [r for r in results if r is not None]
 
 

@@ -236,14 +236,6 @@ class Turn:
         self.deadline: float | None = None  # on the trio clock, once the judge had to wait
 
 
-def _batch_scheduled() -> bool:
-    try:
-        policy = os.sched_getscheduler(0)
-    except OSError:
-        return False
-    return policy & ~os.SCHED_RESET_ON_FORK == os.SCHED_BATCH
-
-
 def _exited(status: int) -> BotFailed:
     if status == 0:
         return BotFailed("exit", "exited with status 0 before the match ended")
@@ -292,7 +284,9 @@ def _stats(times: list[float]) -> ResponseStats:
 class Match:
     """One match being run. Use :func:`run_match`."""
 
-    def __init__(self, spec: MatchSpec, sandbox: Sandbox, sinks: list[LineSink]) -> None:
+    def __init__(
+        self, spec: MatchSpec, sandbox: Sandbox, sinks: list[LineSink], batch_scheduled: bool
+    ) -> None:
         self.spec = spec
         self.sandbox = sandbox
         self.sinks = sinks
@@ -319,10 +313,10 @@ class Match:
         self.turn_scope = trio.CancelScope()
         self.pending: Turn | None = None
         self.all_killed = False
-        # Bots started by a batch-scheduled judge (judge.parallel.batch_scheduling) are too,
-        # so the writes that wake them do not preempt the judge: it yields its core once
-        # they are all written.
-        self.yield_after_send = _batch_scheduled()
+        # The caller runs this thread batch-scheduled (judge.parallel.batch_scheduling), and
+        # so the bots it starts: the writes that wake them do not preempt the judge, which
+        # yields its core once they are all written.
+        self.yield_after_send = batch_scheduled
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -725,15 +719,20 @@ async def run_match(
     sandbox: Sandbox | None = None,
     replay_path: Path | None = None,
     sinks: Iterable[LineSink] = (),
+    batch_scheduled: bool = False,
 ) -> MatchResult:
-    """Run one match to the end and return its result. Never raises because of a bot."""
+    """Run one match to the end and return its result. Never raises because of a bot.
+
+    ``batch_scheduled``: the caller made this thread SCHED_BATCH (its bots inherit it), so
+    the judge yields its core once a turn's messages are written.
+    """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
     all_sinks = list(sinks)
     writer = ReplayWriter(replay_path) if replay_path else None
     if writer is not None:
         all_sinks.insert(0, writer)
-    match = Match(spec, sandbox or PlainSandbox(), all_sinks)
+    match = Match(spec, sandbox or PlainSandbox(), all_sinks, batch_scheduled)
     began = time.monotonic()
     with structlog.contextvars.bound_contextvars(match_id=spec.match_id):
         log.info("match starting", game=spec.game, bots=[b.name for b in spec.bots], seed=spec.seed)

@@ -17,9 +17,9 @@ ranking (1, 1, 3); the listing order within a tie is the bots' order in the spec
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +28,11 @@ from typing import Any
 import trio
 from pydantic import BaseModel, Field
 
+from judge.executors.base import Executor, MatchJob
+from judge.executors.inproc import InProcessExecutor
 from judge.games import get_game
 from judge.games.base import competition_ranks
 from judge.models import BotSpec, MatchResult, MatchSpec
-from judge.runner import run_match
 from judge.sandbox import Sandbox
 
 FORMATS = {
@@ -185,20 +186,30 @@ async def run_tourney(
     sandbox: Sandbox | None = None,
     replays: Path | None = None,
     progress: ProgressCallback | None = None,
+    executor: Executor | None = None,
 ) -> TourneyResult:
-    """Play every match of the tourney (at most ``spec.concurrency`` at once) and rank the bots."""
+    """Play every match of the tourney and rank the bots.
+
+    Matches run on ``executor`` (an open one; its own number at once), else in this process
+    with ``sandbox``, at most ``spec.concurrency`` at once.
+    """
+    if executor is None:
+        async with InProcessExecutor(sandbox=sandbox, concurrency=spec.concurrency) as inproc:
+            return await run_tourney(spec, replays=replays, progress=progress, executor=inproc)
     validate(spec)
     began = time.monotonic()
     bots = unique_names(spec.bots)
     planned = plan(spec)
     if replays is not None:
         await trio.Path(replays).mkdir(parents=True, exist_ok=True)
-    limiter = trio.CapacityLimiter(spec.concurrency)
     results: dict[int, MatchResult] = {}
     unit_total = roshambolo_games(spec) if spec.game == "roshambolo" else len(planned)
     if spec.game == "counting":
         unit_total = sum(RoundCounter.rounds_of(match) for match in planned)
     done = 0
+    # Match ids are the executor's keys: unique to this run, so a cluster shared by several
+    # tourneys never mixes them up, and a match rerun after a lost worker is the same match.
+    run_id = uuid.uuid4().hex[:10]
 
     def report(step: int, what: str) -> None:
         nonlocal done
@@ -206,42 +217,47 @@ async def run_tourney(
         if progress is not None:
             progress(Progress(done, unit_total, what))
 
-    async def play(match: PlannedMatch) -> None:
-        async with limiter:
-            names = [bots[i].name for i in match.bots]
-            match_spec = MatchSpec(
-                game=spec.game,
-                bots=[bots[i] for i in match.bots],
-                seed=match_seed(spec.seed, match.number),
-                options=match.options,
-                turn_deadline=spec.turn_deadline,
-                startup_allowance=spec.startup_allowance,
-            )
-            path = replays / replay_name(match.number, names) if replays is not None else None
-            rounds = RoundCounter(report, match) if spec.game == "counting" else None
-            sinks: list[Callable[[str], None]] = [rounds] if rounds is not None else []
-            if spec.game == "roshambolo":
-                sinks.append(GameCounter(report))
-            result = await run_match(match_spec, sandbox=sandbox, replay_path=path, sinks=sinks)
-            results[match.number] = result
-            if spec.game == "roshambolo":
-                report(unit_total - done, f"tourney match done ({result.summary})")
-            elif rounds is not None:
-                report(rounds.total - rounds.reported, f"arena match {match.number} done")
-            else:
-                winner = "draw" if result.winner is None else names[result.winner]
-                report(1, f"match {match.number}: {' v '.join(names)}: {winner} ({result.summary})")
+    def job_for(match: PlannedMatch) -> MatchJob:
+        names = [bots[i].name for i in match.bots]
+        match_spec = MatchSpec(
+            game=spec.game,
+            bots=[bots[i] for i in match.bots],
+            seed=match_seed(spec.seed, match.number),
+            options=match.options,
+            turn_deadline=spec.turn_deadline,
+            startup_allowance=spec.startup_allowance,
+            match_id=f"{run_id}-{match.number}",
+        )
+        path = replays / replay_name(match.number, names) if replays is not None else None
+        counter: RoundCounter | GameCounter | None = None
+        if spec.game == "counting":
+            counter = RoundCounter(report, match)
+        elif spec.game == "roshambolo":
+            counter = GameCounter(report)
+        # Arena matches move every bot every turn: batch-scheduled bots do not preempt the
+        # judge while it writes a turn's messages, and the judge lets them run once they
+        # are all out.
+        return MatchJob(match_spec, replay_path=path, sinks=[counter] if counter else [],
+                        batch_scheduling=spec.game == "counting", tag=(match, counter))
+
+    def finished(job: MatchJob, result: MatchResult) -> None:
+        match: PlannedMatch
+        counter: RoundCounter | GameCounter | None
+        match, counter = job.tag  # type: ignore[misc]
+        if match.number in results:
+            return  # already recorded (a match is recorded once, by its id)
+        results[match.number] = result
+        names = [bots[i].name for i in match.bots]
+        if spec.game == "roshambolo":
+            report(unit_total - done, f"tourney match done ({result.summary})")
+        elif isinstance(counter, RoundCounter):
+            report(counter.total - counter.reported, f"arena match {match.number} done")
+        else:
+            winner = "draw" if result.winner is None else names[result.winner]
+            report(1, f"match {match.number}: {' v '.join(names)}: {winner} ({result.summary})")
 
     report(0, f"{len(planned)} matches to play")
-    from judge.parallel import batch_scheduled
-
-    # Arena matches move every bot every turn: batch-scheduled bots do not preempt the judge
-    # while it writes a turn's messages, and the judge lets them run once they are all out.
-    scheduling = batch_scheduled() if spec.game == "counting" else contextlib.nullcontext()
-    with scheduling:
-        async with trio.open_nursery() as nursery:
-            for match in planned:
-                nursery.start_soon(play, match)
+    await executor.run_many([job_for(match) for match in planned], finished)
 
     records = [record(m, results[m.number]) for m in planned]
     standings, boards = standings_for(spec, bots, records)

@@ -11,6 +11,7 @@ import click
 import trio
 from pydantic import ValidationError
 
+from judge.executors import Executor
 from judge.sandbox.base import LAYERS
 from judge.tournament import (
     FORMATS,
@@ -41,6 +42,10 @@ from judge.tournament import (
               help="directory for every match's replay [default: ./tourney-GAME-SEED]")
 @click.option("--concurrency", "-j", type=click.IntRange(1, 256), default=None,
               help="matches at once [default: number of CPUs]")
+@click.option("--executor", "executor_name", default="inproc", show_default=True,
+              metavar="inproc|local|dask://HOST:PORT|dask-local",
+              help="where matches run: this process, a judge process per core, the workers "
+                   "of a Dask scheduler, or a Dask LocalCluster started for the run")
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option("--startup", type=float, default=5.0, show_default=True,
               help="extra seconds on a bot's first turn")
@@ -57,7 +62,7 @@ from judge.tournament import (
 def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
             rounds: int | None, race_to: int | None, games: int | None, runs: int | None,
             extra: tuple[str, ...], replays: Path | None, concurrency: int | None,
-            deadline: float, startup: float, adapter: str | None, as_json: bool,
+            executor_name: str, deadline: float, startup: float, adapter: str | None, as_json: bool,
             layer: str | None = None, min_layer: str | None = None,
             allowed: tuple[Path, ...] = ()) -> None:
     """Run GAME's original tournament format between BOTS.
@@ -69,6 +74,7 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     counting    every pair x --runs runs of --rounds rounds; Score, Wins, Overall
     """
     from judge import cli
+    from judge.executors import check_executor
 
     game = cli._game(game)
     if game not in FORMATS:
@@ -83,6 +89,10 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     for flag, wrong in misplaced.items():
         if wrong:
             raise click.UsageError(f"{flag} does not apply to a {game} tourney")
+    try:
+        check_executor(executor_name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
     pairs: dict[str, Any] = {"turns": turns, "race_to": race_to, "rounds": rounds,
@@ -108,15 +118,28 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         raise click.UsageError(problems) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    result = run_with_progress(spec, replays, sandbox, show=not as_json)
+    from judge.executors import ExecutorError, open_executor
+
+    # -j bounds this process's matches (inproc) or the local judge processes / local Dask
+    # workers; a remote cluster runs as many matches as its workers offer.
+    executor = open_executor(
+        executor_name, sandbox=sandbox,
+        concurrency=spec.concurrency if executor_name == "inproc" else concurrency,
+    )
+    try:
+        result = run_with_progress(spec, replays, executor, show=not as_json)
+    except ExecutorError as exc:
+        raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(result.model_dump_json())
     else:
-        print_tourney(result, sandbox.layer)
+        # Remote workers use their own strongest layer (each match's replay records it).
+        shown = sandbox.layer if executor_name in ("inproc", "local") else "per worker"
+        print_tourney(result, shown)
 
 
 def run_with_progress(
-    spec: TourneySpec, replays: Path, sandbox: Any, *, show: bool
+    spec: TourneySpec, replays: Path, executor: Executor, *, show: bool
 ) -> TourneyResult:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -132,8 +155,13 @@ def run_with_progress(
         def progress(p: Progress) -> None:
             bar.update(task, completed=p.done, total=p.total, last=p.last[:60])
 
-        return trio.run(lambda: run_tourney(spec, sandbox=sandbox, replays=replays,
-                                            progress=progress))
+        async def main() -> TourneyResult:
+            async with executor:
+                bar.update(task, last=executor.describe()[:60])
+                return await run_tourney(spec, replays=replays, progress=progress,
+                                         executor=executor)
+
+        return trio.run(main)
 
 
 def _number(value: float) -> str:

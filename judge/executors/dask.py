@@ -1,0 +1,309 @@
+"""The Dask executor: matches as tasks on the workers of a Dask distributed cluster.
+
+``dask://HOST:PORT`` connects to a running scheduler; ``dask-local`` starts a LocalCluster of
+one worker process per core. A match is one task (``judge.executors.dask_worker.play_match``)
+that runs one trio judge in the worker process. Every task asks for one unit of the worker
+resource ``match``, and a worker offers one per process (``--nworkers N --nthreads 1
+--resources match=1``), so a worker process plays one match at a time: one per core.
+
+Bot boxes travel content-addressed: each is scattered once per executor under the key
+``botbox-<sha256>`` to every worker, which unpacks it once into its cache. Replay lines come
+back while the match runs as events on a topic of this executor (``log_event`` on the
+worker, ``subscribe_topic`` here), and the complete lines again with the result, so the
+replay file written here is whole even if an event was late. Task keys are
+``match-<match id>``: a match submitted twice is one task, and its result arrives once.
+If a worker dies, the scheduler runs its matches again elsewhere; the lines of the
+abandoned attempt are dropped (``MatchJob.on_restart``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+import zstandard
+
+from judge.executors import artifacts
+from judge.executors.base import Executor, ExecutorError, LineRelay, MatchJob
+from judge.models import MatchResult
+
+log = structlog.get_logger("judge.executors.dask")
+
+RESOURCE = "match"
+CONNECT_TIMEOUT = 10.0
+WORKERS_TIMEOUT = 60.0
+WORKER_HELP = (
+    "start workers with: dask worker tcp://HOST:8786 --nworkers $(nproc) --nthreads 1 "
+    f"--resources {RESOURCE}=1"
+)
+
+
+@dataclass
+class _Live:
+    relay: LineRelay
+    attempt: str | None = None
+    dropped: set[str] = field(default_factory=set)
+
+    def event(self, message: dict[str, Any]) -> None:
+        attempt = message["attempt"]
+        if attempt in self.dropped:
+            return
+        if self.attempt is None:
+            self.attempt = attempt
+        elif attempt != self.attempt:
+            # Another attempt of the match (its first worker died): start over with it.
+            self.dropped.add(self.attempt)
+            self.attempt = attempt
+            self.relay.restart()
+        if message["start"] <= self.relay.delivered:
+            self.relay.deliver(message["start"], message["lines"])
+
+    def finish(self, attempt: str, lines: list[str]) -> None:
+        if self.attempt is not None and attempt != self.attempt:
+            self.relay.restart()
+        self.attempt = attempt
+        self.relay.deliver(0, lines)
+        self.relay.close()
+
+
+class DaskExecutor(Executor):
+    """Matches on a Dask cluster: ``address`` is a scheduler (``tcp://host:8786``) or None for
+    a LocalCluster of ``local_workers`` processes (default: one per core)."""
+
+    name = "dask"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        local_workers: int | None = None,
+        sandbox_layer: str | None = None,
+    ) -> None:
+        self.address = address
+        self.local_workers = local_workers
+        self.sandbox_layer = sandbox_layer
+        self.client: Any = None
+        self.cluster: Any = None
+        self.topic = f"botjudge-lines-{uuid.uuid4().hex[:12]}"
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._live: dict[str, _Live] = {}
+        self._boxes: dict[str, Any] = {}  # hash -> scattered future
+        self._packed: dict[tuple[Path, int, int], str] = {}  # (box, mtime, size) -> hash
+        self._ship_lock = trio.Lock()
+        self._slots = 1
+        self._gather = trio.CapacityLimiter(8)
+        self._lost: str | None = None
+        self.fetches: list[dict[str, Any]] = []  # per match: artifact seconds, cached or not
+
+    # -- lifecycle -----------------------------------------------------------
+    def describe(self) -> str:
+        where = self.address or f"LocalCluster {self.cluster.scheduler_address}"
+        return f"dask {where} ({self._slots} match slots)"
+
+    @property
+    def slots(self) -> int:
+        return self._slots
+
+    @property
+    def in_flight(self) -> int:
+        # Twice the slots: the scheduler has the next match at hand when one ends.
+        return 2 * self._slots
+
+    async def open(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        await trio.to_thread.run_sync(self._connect)
+
+    def _connect(self) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        if self.address is None:
+            workers = self.local_workers or len(os.sched_getaffinity(0))
+            env = {"BOTJUDGE_SANDBOX": self.sandbox_layer} if self.sandbox_layer else {}
+            with dask.config.set({"distributed.worker.daemon": False}):
+                self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    resources={RESOURCE: 1},
+                    dashboard_address=None,
+                    scheduler_port=0,
+                    silence_logs=40,
+                    env=env,
+                )
+            self.client = Client(self.cluster)  # type: ignore[no-untyped-call]
+        else:
+            try:
+                self.client = Client(  # type: ignore[no-untyped-call]
+                    self.address, timeout=CONNECT_TIMEOUT
+                )
+            except (OSError, TimeoutError) as exc:
+                raise ExecutorError(
+                    f"cannot reach the Dask scheduler at {self.address}: {exc}"
+                ) from None
+            try:
+                self.client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+            except TimeoutError:
+                self._close_sync()
+                raise ExecutorError(
+                    f"the Dask scheduler at {self.address} has no workers after "
+                    f"{WORKERS_TIMEOUT:g} s; {WORKER_HELP}"
+                ) from None
+        self._refresh_slots()
+        if self._slots == 0:
+            self._close_sync()
+            raise ExecutorError(
+                f"no worker of {self.address} offers the resource {RESOURCE!r} "
+                f"(one match per worker process); {WORKER_HELP}"
+            )
+        self.client.subscribe_topic(self.topic, self._on_event)
+
+    def _refresh_slots(self) -> None:
+        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        self._slots = sum(int(w.get("resources", {}).get(RESOURCE, 0)) for w in workers.values())
+
+    async def aclose(self) -> None:
+        await trio.to_thread.run_sync(self._close_sync)
+
+    def _close_sync(self) -> None:
+        client, self.client = self.client, None
+        cluster, self.cluster = self.cluster, None
+        self._boxes.clear()
+        if client is not None:
+            try:
+                client.close(timeout=5)
+            except Exception:  # a scheduler already gone: nothing to close
+                log.debug("closing the Dask client failed", exc_info=True)
+        if cluster is not None:
+            cluster.close(timeout=10)
+
+    # -- lines from the workers ------------------------------------------
+    def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
+        # On the client's event-loop thread: hand over to the trio thread.
+        token = self._token
+        if token is None:
+            return
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(self._deliver, event[1])
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        live = self._live.get(message.get("match", ""))
+        if live is not None:
+            live.event(message)
+
+    # -- artifacts -----------------------------------------------------------
+    async def _ship(self, job: MatchJob) -> tuple[str, dict[str, Any]]:
+        """The portable spec and the scattered boxes it needs (packed and sent once each)."""
+        digests: dict[Path, str] = {}
+        async with self._ship_lock:
+            for bot in job.spec.bots:
+                if bot.box is None or bot.box in digests:
+                    continue
+                stat = await trio.Path(bot.box).stat()
+                signature = (bot.box, stat.st_mtime_ns, stat.st_size)
+                digest = self._packed.get(signature)
+                if digest is None:
+                    packed = await trio.to_thread.run_sync(artifacts.pack_box, bot.box)
+                    digest = artifacts.box_hash(packed)
+                    if digest not in self._boxes:
+                        self._boxes[digest] = await trio.to_thread.run_sync(
+                            self._scatter, digest, packed
+                        )
+                    self._packed[signature] = digest
+                digests[bot.box] = digest
+        spec_json = artifacts.portable_match(job.spec, digests)
+        return spec_json, {d: self._boxes[d] for d in digests.values()}
+
+    def _scatter(self, digest: str, packed: bytes) -> Any:
+        futures = self.client.scatter({f"botbox-{digest}": packed}, broadcast=True, hash=False)
+        return futures[f"botbox-{digest}"]
+
+    # -- matches -------------------------------------------------------------
+    async def run(self, job: MatchJob) -> MatchResult:
+        if self.client is None:
+            raise ExecutorError("the Dask executor is not open (use it in `async with`)")
+        if not job.spec.match_id:
+            job.spec = job.spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
+        match_id = job.spec.match_id
+        spec_json, boxes = await self._ship(job)
+        wants_lines = bool(job.sinks) or job.replay_path is not None
+        relay = LineRelay(job) if wants_lines else None
+        if relay is not None:
+            self._live[match_id] = _Live(relay)
+        from judge.executors.dask_worker import play_match
+
+        done = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+        future = self.client.submit(
+            play_match,
+            spec_json,
+            boxes,
+            self.topic if wants_lines else None,
+            wants_lines,
+            job.batch_scheduling,
+            key=f"match-{match_id}",
+            resources={RESOURCE: 1},
+            pure=False,
+        )
+
+        def finished(_: Any) -> None:
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(done.set)
+
+        future.add_done_callback(finished)
+        live = self._live.get(match_id)
+        try:
+            await done.wait()
+            payload = await self._outcome(future, match_id)
+            result = MatchResult.model_validate_json(payload["result"])
+            self.fetches.append({"seconds": payload["fetch_s"], "cached": payload["cached"]})
+            if live is not None:
+                text = zstandard.ZstdDecompressor().decompress(payload["lines"]).decode()
+                live.finish(payload["attempt"], text.splitlines(keepends=True))
+        except BaseException:
+            # The caller gave up (cancelled) or the cluster failed: let the task go.
+            future.cancel()
+            if relay is not None:
+                relay.close()
+            raise
+        finally:
+            self._live.pop(match_id, None)
+        if job.replay_path is not None:
+            result = result.model_copy(update={"replay": str(job.replay_path)})
+        return result
+
+    async def _outcome(self, future: Any, match_id: str) -> dict[str, Any]:
+        status = future.status
+        if status == "finished":
+            async with self._gather:
+                try:
+                    payload: dict[str, Any] = await trio.to_thread.run_sync(future.result)
+                except Exception as exc:
+                    raise ExecutorError(
+                        f"match {match_id}: fetching its result failed: {exc}"
+                    ) from exc
+            future.release()
+            return payload
+        if status == "error":
+            error = await trio.to_thread.run_sync(future.exception)
+            from distributed import KilledWorker
+
+            if isinstance(error, KilledWorker):
+                raise ExecutorError(
+                    f"match {match_id} was lost with every worker that ran it ({error})"
+                )
+            raise ExecutorError(
+                f"match {match_id} failed on its worker: {type(error).__name__}: {error}"
+            )
+        # Cancelled: by us (then we are being cancelled too) or because the client lost its
+        # scheduler.
+        address = self.address or "the LocalCluster"
+        raise ExecutorError(
+            f"lost the Dask scheduler at {address}: match {match_id} could not finish ({status})"
+        )

@@ -1,0 +1,310 @@
+"""The executor seam: inproc, local and Dask (real LocalCluster, real `dask scheduler` and
+`dask worker` processes) play the same matches with the same results."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trio
+
+from judge.executors import ExecutorError, MatchJob, open_executor
+from judge.executors import artifacts
+from judge.executors.dask import DaskExecutor
+from judge.models import BotSpec, MatchResult
+from judge.tournament import TourneySpec, run_tourney
+from tests.conftest import builtin, rps_spec
+
+pytestmark = pytest.mark.timeout(240)
+
+SLOW_BOT = """
+import time, botlib
+for n, message in enumerate(botlib.messages()):
+    time.sleep({delay})
+    botlib.answer("RPS"[n % 3])
+"""
+
+
+def slow_bot(directory: Path, delay: float, name: str = "slow") -> BotSpec:
+    """A Python bot in a box of its own (so it travels as an artifact)."""
+    from judge.bots import resolve
+
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / f"{name}.py"
+    script.write_text(SLOW_BOT.format(delay=delay))
+    return resolve(str(script), "rps")
+
+
+def body(path: Path) -> list[str]:
+    """A replay's turn lines: what the game wrote (the header and result carry times)."""
+    return [line for line in path.read_text().splitlines() if not line.startswith("#")]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Cluster:
+    """A real `dask scheduler` and `dask worker` processes on this machine."""
+
+    def __init__(self, root: Path, workers: int = 2) -> None:
+        self.port = free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+        dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+        self.scheduler = subprocess.Popen(
+            [*dask, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=open(root / "scheduler.log", "w"), env=env,
+            start_new_session=True,
+        )
+        self.workers = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", self.address,
+             "--nworkers", str(workers), "--nthreads", "1", "--resources", "match=1",
+             "--no-dashboard", "--local-directory", str(root / "workers")],
+            stdout=subprocess.DEVNULL, stderr=open(root / "workers.log", "w"), env=env,
+            start_new_session=True,
+        )
+        self.wait_for(workers)
+
+    def wait_for(self, workers: int) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
+
+    def worker_pids(self) -> dict[str, int]:
+        from distributed import Client
+
+        with Client(self.address, timeout=30) as client:
+            return dict(client.run(os.getpid))
+
+    def stop(self) -> None:
+        for proc in (self.workers, self.scheduler):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in (self.workers, self.scheduler):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    running = Cluster(tmp_path_factory.mktemp("dask"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def tourney(bots: list[BotSpec], turns: int, seed: int = 7) -> TourneySpec:
+    return TourneySpec(game="rps", bots=bots, seed=seed, options={"turns": turns}, concurrency=2)
+
+
+def standings(result: object) -> list[tuple[str, int, float, float]]:
+    return [(s.name, s.rank, s.points, s.score) for s in result.standings]  # type: ignore[attr-defined]
+
+
+async def play_both_ways(tmp_path: Path, bots: list[BotSpec], executor_name: str,
+                         turns: int = 30) -> None:
+    """One tourney in process and on ``executor_name``: same standings, same replay bodies."""
+    spec = tourney(bots, turns)
+    here = await run_tourney(spec, replays=tmp_path / "inproc")
+    async with open_executor(executor_name) as executor:
+        there = await run_tourney(spec, replays=tmp_path / "there", executor=executor)
+    assert standings(there) == standings(here)
+    assert [(m.number, m.seed, m.scores, m.outcomes) for m in there.matches] == [
+        (m.number, m.seed, m.scores, m.outcomes) for m in here.matches]
+    names = sorted(p.name for p in (tmp_path / "inproc").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "there").iterdir())
+    for name in names:
+        assert body(tmp_path / "there" / name) == body(tmp_path / "inproc" / name)
+        assert len(body(tmp_path / "there" / name)) == turns
+    from replays.verify import verify_file
+
+    for name in names:
+        assert verify_file(tmp_path / "there" / name).ok
+
+
+async def test_a_tourney_on_a_local_dask_cluster_matches_the_inproc_one(tmp_path: Path) -> None:
+    bots = [builtin("rps", "rock"), builtin("rps", "random"), slow_bot(tmp_path / "box", 0)]
+    await play_both_ways(tmp_path, bots, "dask-local")
+
+
+async def test_a_tourney_on_the_local_executor_matches_the_inproc_one(tmp_path: Path) -> None:
+    bots = [builtin("rps", "rock"), builtin("rps", "random"), builtin("rps", "paper")]
+    await play_both_ways(tmp_path, bots, "local")
+
+
+async def test_a_tourney_on_dask_worker_processes_matches_the_inproc_one(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    bots = [builtin("rps", "paper"), builtin("rps", "random"), slow_bot(tmp_path / "box", 0)]
+    await play_both_ways(tmp_path, bots, f"dask://127.0.0.1:{cluster.port}")
+
+
+async def test_lines_stream_back_while_a_remote_match_runs(tmp_path: Path, cluster: Cluster) -> None:
+    bot = slow_bot(tmp_path / "box", 0.03)
+    replay = tmp_path / "live.replay"
+    seen_before_the_end: list[int] = []
+    finished = trio.Event()
+    lines: list[str] = []
+    job = MatchJob(rps_spec(builtin("rps", "rock"), bot, turns=60, match_id="live-1"),
+                   replay_path=replay, sinks=[lines.append])
+
+    async def watch() -> None:
+        # The replay file here grows while the match runs on a worker.
+        while not finished.is_set():
+            if replay.exists() and body(replay):
+                seen_before_the_end.append(len(body(replay)))
+            await trio.sleep(0.05)
+
+    async with DaskExecutor(cluster.address) as executor, trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        result = await executor.run(job)
+        finished.set()
+    assert result.turns == 60 and result.replay == str(replay)
+    assert seen_before_the_end and min(seen_before_the_end) < 60
+    assert lines[0].startswith("#judge-replay ") and lines[-1].startswith("#result ")
+    assert len([line for line in lines if not line.startswith("#")]) == 60
+    assert body(replay) == [line.rstrip("\n") for line in lines if not line.startswith("#")]
+
+
+async def test_the_local_executor_streams_lines_to_sinks(tmp_path: Path) -> None:
+    lines: list[str] = []
+    job = MatchJob(rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=25),
+                   replay_path=tmp_path / "m.replay", sinks=[lines.append])
+    async with open_executor("local", concurrency=1) as executor:
+        result = await executor.run(job)
+    assert result.summary == "0-25"
+    assert lines[0].startswith("#judge-replay") and lines[-1].startswith("#result")
+    assert len(lines) == 27
+    assert body(tmp_path / "m.replay") == [line.rstrip("\n") for line in lines[1:-1]]
+
+
+def test_a_box_is_named_by_its_content(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    for box in (one, two):
+        (box / "lib").mkdir(parents=True)
+        (box / "bot.py").write_text("print('R')\n")
+        (box / "lib" / "data.txt").write_text("x\n")
+    os.utime(two / "bot.py", (1, 1))  # times and places do not matter
+    packed = artifacts.pack_box(one)
+    assert artifacts.box_hash(packed) == artifacts.box_hash(artifacts.pack_box(two))
+    (two / "bot.py").write_text("print('P')\n")
+    assert artifacts.box_hash(packed) != artifacts.box_hash(artifacts.pack_box(two))
+    bot = BotSpec(name="b", argv=(sys.executable, str(one / "bot.py")), cwd=one, box=one,
+                  env={"PYTHONPATH": str(artifacts.JUDGE_ROOT / "bots")})
+    digest = artifacts.box_hash(packed)
+    portable = artifacts.portable_bot(bot, digest)
+    assert str(one) not in portable.model_dump_json()
+    elsewhere = tmp_path / "elsewhere"
+    assert artifacts.local_bot(portable, {digest: elsewhere}) == bot.model_copy(update={
+        "argv": (sys.executable, str(elsewhere / "bot.py")), "cwd": elsewhere,
+        "box": elsewhere})
+
+
+async def test_each_worker_fetches_a_box_once(tmp_path: Path, cluster: Cluster) -> None:
+    bot = slow_bot(tmp_path / f"box-{time.time_ns()}", 0)  # a box no worker has yet
+    jobs = [MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=5, seed=i)) for i in range(8)]
+    results: list[MatchResult] = []
+    async with DaskExecutor(cluster.address) as executor:
+        await executor.run_many(jobs, lambda _, result: results.append(result))
+        fetches = executor.fetches
+    assert len(results) == 8 and all(r.players[0].outcome == "ok" for r in results)
+    # Unpacked at most once per machine (the workers share its cache), reused after.
+    assert sum(not f["cached"] for f in fetches) <= 1
+    assert sum(f["cached"] for f in fetches) >= 7
+
+
+async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
+    tmp_path: Path,
+) -> None:
+    bots = [slow_bot(tmp_path / "box", 0.02), builtin("rps", "rock"), builtin("rps", "paper"),
+            slow_bot(tmp_path / "box2", 0.02, "slower")]
+    spec = tourney(bots, 40)
+    here = await run_tourney(spec)
+    own = Cluster(tmp_path / "cluster")
+    try:
+        pids = own.worker_pids()
+        victim = sorted(pids.values())[0]
+        recorded: list[int] = []
+        killed = False
+
+        def progress(p: object) -> None:
+            nonlocal killed
+            if not killed and p.done >= 1:  # type: ignore[attr-defined]
+                # A match is done and others are running: kill a worker in the middle.
+                os.kill(victim, signal.SIGKILL)
+                killed = True
+
+        async with DaskExecutor(own.address) as executor:
+            there = await run_tourney(spec, replays=tmp_path / "replays", executor=executor,
+                                      progress=progress)
+        recorded = [m.number for m in there.matches]
+    finally:
+        own.stop()
+    assert killed
+    assert standings(there) == standings(here)
+    assert sorted(recorded) == list(range(1, 7)) and len(set(recorded)) == 6
+    for match in there.matches:
+        assert len(body(Path(match.replay or ""))) == 40
+
+
+async def test_a_lost_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    own = Cluster(tmp_path / "cluster", workers=1)
+    bot = slow_bot(tmp_path / "box", 0.05)
+    try:
+        async with DaskExecutor(own.address) as executor:
+            with pytest.raises(ExceptionGroup) as caught:
+                async with trio.open_nursery() as nursery:
+                    async def kill_soon() -> None:
+                        await trio.sleep(1.5)
+                        os.killpg(own.scheduler.pid, signal.SIGKILL)
+
+                    nursery.start_soon(kill_soon)
+                    await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"),
+                                                         turns=400)))
+    finally:
+        own.stop()
+    [error] = caught.value.exceptions
+    assert isinstance(error, ExecutorError) and "lost the Dask scheduler" in str(error)
+
+
+async def test_an_unreachable_scheduler_is_a_clear_error() -> None:
+    with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler"):
+        async with open_executor(f"dask://127.0.0.1:{free_port()}"):
+            pass
+
+
+def test_the_tourney_command_takes_an_executor(tmp_path: Path) -> None:
+    args = [sys.executable, "-m", "judge.cli", "tourney", "rps", "rock", "paper", "--turns", "5",
+            "--seed", "3", "--json", "--replays", str(tmp_path / "r")]
+    runs = {}
+    for name in ("inproc", "local"):
+        proc = subprocess.run([*args, "--executor", name], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        runs[name] = json.loads(proc.stdout)["standings"]
+    assert runs["inproc"] == runs["local"]
+    bad = subprocess.run([*args, "--executor", "cluster"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "unknown executor 'cluster'" in bad.stderr
+    gone = subprocess.run([*args, "--executor", f"dask://127.0.0.1:{free_port()}"],
+                          capture_output=True, text=True, timeout=60)
+    assert gone.returncode == 1 and "cannot reach the Dask scheduler" in gone.stderr
+    assert "Traceback" not in gone.stderr
