@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from judge.executors import ExecutorError, MatchJob, open_executor
-from judge.executors import artifacts
+from judge.executors import ExecutorError, MatchJob, artifacts, open_executor
 from judge.executors.dask import DaskExecutor
 from judge.models import BotSpec, MatchResult
 from judge.tournament import TourneySpec, run_tourney
@@ -66,14 +65,30 @@ class Cluster:
         dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
         self.scheduler = subprocess.Popen(
             [*dask, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"],
-            stdout=subprocess.DEVNULL, stderr=open(root / "scheduler.log", "w"), env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(root / "scheduler.log", "w"),  # noqa: SIM115 (the process keeps it)
+            env=env,
             start_new_session=True,
         )
         self.workers = subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", self.address,
-             "--nworkers", str(workers), "--nthreads", "1", "--resources", "match=1",
-             "--no-dashboard", "--local-directory", str(root / "workers")],
-            stdout=subprocess.DEVNULL, stderr=open(root / "workers.log", "w"), env=env,
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_worker",
+                self.address,
+                "--nworkers",
+                str(workers),
+                "--nthreads",
+                "1",
+                "--resources",
+                "match=1",
+                "--no-dashboard",
+                "--local-directory",
+                str(root / "workers"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=open(root / "workers.log", "w"),  # noqa: SIM115 (the process keeps it)
+            env=env,
             start_new_session=True,
         )
         self.wait_for(workers)
@@ -119,8 +134,9 @@ def standings(result: object) -> list[tuple[str, int, float, float]]:
     return [(s.name, s.rank, s.points, s.score) for s in result.standings]  # type: ignore[attr-defined]
 
 
-async def play_both_ways(tmp_path: Path, bots: list[BotSpec], executor_name: str,
-                         turns: int = 30) -> None:
+async def play_both_ways(
+    tmp_path: Path, bots: list[BotSpec], executor_name: str, turns: int = 30
+) -> None:
     """One tourney in process and on ``executor_name``: same standings, same replay bodies."""
     spec = tourney(bots, turns)
     here = await run_tourney(spec, replays=tmp_path / "inproc")
@@ -128,7 +144,8 @@ async def play_both_ways(tmp_path: Path, bots: list[BotSpec], executor_name: str
         there = await run_tourney(spec, replays=tmp_path / "there", executor=executor)
     assert standings(there) == standings(here)
     assert [(m.number, m.seed, m.scores, m.outcomes) for m in there.matches] == [
-        (m.number, m.seed, m.scores, m.outcomes) for m in here.matches]
+        (m.number, m.seed, m.scores, m.outcomes) for m in here.matches
+    ]
     names = sorted(p.name for p in (tmp_path / "inproc").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "there").iterdir())
     for name in names:
@@ -157,14 +174,19 @@ async def test_a_tourney_on_dask_worker_processes_matches_the_inproc_one(
     await play_both_ways(tmp_path, bots, f"dask://127.0.0.1:{cluster.port}")
 
 
-async def test_lines_stream_back_while_a_remote_match_runs(tmp_path: Path, cluster: Cluster) -> None:
+async def test_lines_stream_back_while_a_remote_match_runs(
+    tmp_path: Path, cluster: Cluster
+) -> None:
     bot = slow_bot(tmp_path / "box", 0.03)
     replay = tmp_path / "live.replay"
     seen_before_the_end: list[int] = []
     finished = trio.Event()
     lines: list[str] = []
-    job = MatchJob(rps_spec(builtin("rps", "rock"), bot, turns=60, match_id="live-1"),
-                   replay_path=replay, sinks=[lines.append])
+    job = MatchJob(
+        rps_spec(builtin("rps", "rock"), bot, turns=60, match_id="live-1"),
+        replay_path=replay,
+        sinks=[lines.append],
+    )
 
     async def watch() -> None:
         # The replay file here grows while the match runs on a worker.
@@ -186,8 +208,11 @@ async def test_lines_stream_back_while_a_remote_match_runs(tmp_path: Path, clust
 
 async def test_the_local_executor_streams_lines_to_sinks(tmp_path: Path) -> None:
     lines: list[str] = []
-    job = MatchJob(rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=25),
-                   replay_path=tmp_path / "m.replay", sinks=[lines.append])
+    job = MatchJob(
+        rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=25),
+        replay_path=tmp_path / "m.replay",
+        sinks=[lines.append],
+    )
     async with open_executor("local", concurrency=1) as executor:
         result = await executor.run(job)
     assert result.summary == "0-25"
@@ -207,15 +232,24 @@ def test_a_box_is_named_by_its_content(tmp_path: Path) -> None:
     assert artifacts.box_hash(packed) == artifacts.box_hash(artifacts.pack_box(two))
     (two / "bot.py").write_text("print('P')\n")
     assert artifacts.box_hash(packed) != artifacts.box_hash(artifacts.pack_box(two))
-    bot = BotSpec(name="b", argv=(sys.executable, str(one / "bot.py")), cwd=one, box=one,
-                  env={"PYTHONPATH": str(artifacts.JUDGE_ROOT / "bots")})
+    bot = BotSpec(
+        name="b",
+        argv=(sys.executable, str(one / "bot.py")),
+        cwd=one,
+        box=one,
+        env={"PYTHONPATH": str(artifacts.JUDGE_ROOT / "bots")},
+    )
     digest = artifacts.box_hash(packed)
     portable = artifacts.portable_bot(bot, digest)
     assert str(one) not in portable.model_dump_json()
     elsewhere = tmp_path / "elsewhere"
-    assert artifacts.local_bot(portable, {digest: elsewhere}) == bot.model_copy(update={
-        "argv": (sys.executable, str(elsewhere / "bot.py")), "cwd": elsewhere,
-        "box": elsewhere})
+    assert artifacts.local_bot(portable, {digest: elsewhere}) == bot.model_copy(
+        update={
+            "argv": (sys.executable, str(elsewhere / "bot.py")),
+            "cwd": elsewhere,
+            "box": elsewhere,
+        }
+    )
 
 
 async def test_each_worker_fetches_a_box_once(tmp_path: Path, cluster: Cluster) -> None:
@@ -234,8 +268,12 @@ async def test_each_worker_fetches_a_box_once(tmp_path: Path, cluster: Cluster) 
 async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
     tmp_path: Path,
 ) -> None:
-    bots = [slow_bot(tmp_path / "box", 0.02), builtin("rps", "rock"), builtin("rps", "paper"),
-            slow_bot(tmp_path / "box2", 0.02, "slower")]
+    bots = [
+        slow_bot(tmp_path / "box", 0.02),
+        builtin("rps", "rock"),
+        builtin("rps", "paper"),
+        slow_bot(tmp_path / "box2", 0.02, "slower"),
+    ]
     spec = tourney(bots, 40)
     here = await run_tourney(spec)
     own = Cluster(tmp_path / "cluster")
@@ -253,8 +291,9 @@ async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
                 killed = True
 
         async with DaskExecutor(own.address) as executor:
-            there = await run_tourney(spec, replays=tmp_path / "replays", executor=executor,
-                                      progress=progress)
+            there = await run_tourney(
+                spec, replays=tmp_path / "replays", executor=executor, progress=progress
+            )
         recorded = [m.number for m in there.matches]
     finally:
         own.stop()
@@ -272,13 +311,13 @@ async def test_a_lost_scheduler_is_a_clear_error(tmp_path: Path) -> None:
         async with DaskExecutor(own.address) as executor:
             with pytest.raises(ExceptionGroup) as caught:
                 async with trio.open_nursery() as nursery:
+
                     async def kill_soon() -> None:
                         await trio.sleep(1.5)
                         os.killpg(own.scheduler.pid, signal.SIGKILL)
 
                     nursery.start_soon(kill_soon)
-                    await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"),
-                                                         turns=400)))
+                    await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=400)))
     finally:
         own.stop()
     [error] = caught.value.exceptions
@@ -292,19 +331,39 @@ async def test_an_unreachable_scheduler_is_a_clear_error() -> None:
 
 
 def test_the_tourney_command_takes_an_executor(tmp_path: Path) -> None:
-    args = [sys.executable, "-m", "judge.cli", "tourney", "rps", "rock", "paper", "--turns", "5",
-            "--seed", "3", "--json", "--replays", str(tmp_path / "r")]
+    args = [
+        sys.executable,
+        "-m",
+        "judge.cli",
+        "tourney",
+        "rps",
+        "rock",
+        "paper",
+        "--turns",
+        "5",
+        "--seed",
+        "3",
+        "--json",
+        "--replays",
+        str(tmp_path / "r"),
+    ]
     runs = {}
     for name in ("inproc", "local"):
-        proc = subprocess.run([*args, "--executor", name], capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run(
+            [*args, "--executor", name], capture_output=True, text=True, timeout=120
+        )
         assert proc.returncode == 0, proc.stderr
         runs[name] = json.loads(proc.stdout)["standings"]
     assert runs["inproc"] == runs["local"]
-    bad = subprocess.run([*args, "--executor", "cluster"], capture_output=True, text=True,
-                         timeout=60)
+    bad = subprocess.run(
+        [*args, "--executor", "cluster"], capture_output=True, text=True, timeout=60
+    )
     assert bad.returncode == 2 and "unknown executor 'cluster'" in bad.stderr
-    gone = subprocess.run([*args, "--executor", f"dask://127.0.0.1:{free_port()}"],
-                          capture_output=True, text=True, timeout=60)
+    gone = subprocess.run(
+        [*args, "--executor", f"dask://127.0.0.1:{free_port()}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert gone.returncode == 1 and "cannot reach the Dask scheduler" in gone.stderr
     assert "Traceback" not in gone.stderr

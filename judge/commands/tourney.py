@@ -123,7 +123,7 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     # -j bounds this process's matches (inproc) or the local judge processes / local Dask
     # workers; a remote cluster runs as many matches as its workers offer.
     executor = open_executor(
-        executor_name, sandbox=sandbox,
+        executor_name, sandbox=sandbox, min_layer=min_layer,
         concurrency=spec.concurrency if executor_name == "inproc" else concurrency,
     )
     try:

@@ -33,12 +33,13 @@ def open_executor(
     *,
     sandbox: Sandbox | None = None,
     concurrency: int | None = None,
+    min_layer: str | None = None,
 ) -> Executor:
     """The executor ``name`` names (not open yet: use it in ``async with``).
 
     ``sandbox`` is this process's sandbox (inproc only; the others probe their own, or use
     its layer); ``concurrency`` bounds the matches at once (inproc: the matches, local: the
-    worker processes).
+    worker processes); ``min_layer`` is the weakest sandbox a remote worker may use.
     """
     check_executor(name)
     layer = sandbox.layer if sandbox is not None else None
@@ -53,9 +54,11 @@ def open_executor(
     from judge.executors.dask import DaskExecutor
 
     if name == "dask-local":
-        return DaskExecutor(None, local_workers=concurrency, sandbox_layer=layer)
+        return DaskExecutor(
+            None, local_workers=concurrency, sandbox_layer=layer, min_layer=min_layer
+        )
     address = name if name.startswith("tcp://") else "tcp://" + name.split("://", 1)[1]
-    return DaskExecutor(address)
+    return DaskExecutor(address, min_layer=min_layer)
 
 
 __all__ = [

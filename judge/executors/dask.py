@@ -74,7 +74,9 @@ class _Live:
 
 class DaskExecutor(Executor):
     """Matches on a Dask cluster: ``address`` is a scheduler (``tcp://host:8786``) or None for
-    a LocalCluster of ``local_workers`` processes (default: one per core)."""
+    a LocalCluster of ``local_workers`` processes (default: one per core, using
+    ``sandbox_layer`` if given). A worker whose sandbox is below ``min_layer`` refuses its
+    matches (an ExecutorError here)."""
 
     name = "dask"
 
@@ -84,8 +86,10 @@ class DaskExecutor(Executor):
         *,
         local_workers: int | None = None,
         sandbox_layer: str | None = None,
+        min_layer: str | None = None,
     ) -> None:
         self.address = address
+        self.min_layer = min_layer
         self.local_workers = local_workers
         self.sandbox_layer = sandbox_layer
         self.client: Any = None
@@ -247,6 +251,7 @@ class DaskExecutor(Executor):
             self.topic if wants_lines else None,
             wants_lines,
             job.batch_scheduling,
+            self.min_layer,
             key=f"match-{match_id}",
             resources={RESOURCE: 1},
             pure=False,

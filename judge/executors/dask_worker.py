@@ -99,8 +99,12 @@ def play_match(
     topic: str | None,
     want_lines: bool,
     batch: bool,
+    min_layer: str | None = None,
 ) -> dict[str, Any]:
-    """The Dask task: fetch-or-reuse the boxes, play the match, return result and lines."""
+    """The Dask task: fetch-or-reuse the boxes, play the match, return result and lines.
+
+    A worker whose sandbox is below ``min_layer`` refuses the match (SandboxError).
+    """
     from distributed.worker import thread_state  # type: ignore[attr-defined]
 
     from judge.parallel import batch_scheduled
@@ -108,6 +112,14 @@ def play_match(
 
     key = getattr(thread_state, "key", None)
     sandbox = worker_sandbox()
+    if min_layer is not None:
+        from judge.sandbox import SandboxError
+        from judge.sandbox.base import layer_rank
+
+        if layer_rank(sandbox.layer) < layer_rank(min_layer):
+            raise SandboxError(
+                f"this worker's sandbox ({sandbox.layer}) is below the minimum {min_layer!r}"
+            )
     attempt = uuid.uuid4().hex[:12]
     began = time.perf_counter()
     cached: dict[str, Path] = {}
