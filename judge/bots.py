@@ -58,6 +58,42 @@ def compile_c(source: Path, target: Path) -> None:
         raise BotError(f"compiling {source} failed:\n{proc.stderr.strip()}")
 
 
+NODE_SUFFIXES = (".js", ".mjs", ".cjs")
+
+
+@dataclass(frozen=True)
+class FileLaunch:
+    """How a one-file bot starts: the same rule for `judge match FILE` and for an upload."""
+
+    kind: str  # "python" (through the adapters) or "command"
+    run: str  # relative to the file's directory
+    build: str | None = None
+
+
+def file_launch(path: Path) -> FileLaunch:
+    """The launch of the single file ``path``, by its name and first bytes; BotError if none."""
+    name = path.name
+    lower = name.lower()
+    if lower.endswith(".py"):
+        return FileLaunch("python", name)
+    if lower.endswith(NODE_SUFFIXES):
+        return FileLaunch("command", f"node {shlex.quote(name)}")
+    if lower.endswith(".c"):
+        program = name[:-2] or "bot"
+        return FileLaunch("command", f"./{program}", f"cc -O2 -o {program} {name}")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError as exc:
+        raise BotError(f"cannot read {name}: {exc.strerror}") from None
+    if head == b"\x7fELF" or head[:2] == b"#!":
+        return FileLaunch("command", f"./{name}")
+    raise BotError(
+        f"{name!r} is neither an executable (ELF or #! script), a .py, .js or .c file, "
+        "nor a directory or .tar.gz/.zip archive with a bot.toml"
+    )
+
+
 def _outside(word: str, allowed: Sequence[Path]) -> str | None:
     """What is wrong with one word of a command as a path, or None."""
     if word.startswith("~"):
@@ -253,7 +289,10 @@ def resolve(
         if not target.exists() or target.stat().st_mtime < path.stat().st_mtime:
             compile_c(path, target)
         path = target
+    if path.is_file() and path.suffix.lower() in NODE_SUFFIXES:
+        return from_command(f"node {shlex.quote(str(path.resolve()))}", allowed)
     if path.is_file():
+        file_launch(path)  # an ELF or #! script, as the server requires of an upload
         if not os.access(path, os.X_OK):
             raise BotError(f"{arg} is not executable (try: chmod +x {arg})")
         resolved = path.resolve()

@@ -60,6 +60,27 @@ def resolve_bots(
     return specs
 
 
+def name_origins(
+    game: str, args: tuple[str, ...], specs: list[Any], labels: list[str] | None = None
+) -> list[str]:
+    """For bots that share a name: what each stands for ("cycle#2: ./b/cycle.py"), named as a
+    tourney's tables name them (judge.tournament.unique_names), or by seat ``labels`` in a
+    match. Empty when every name is different."""
+    from judge.tournament import unique_names
+
+    names = [spec.name for spec in specs]
+    if len(set(names)) == len(names):
+        return []
+    lines = []
+    shown = [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)] \
+        if labels else [spec.name for spec in unique_names(specs)]
+    for arg, spec, name in zip(args, specs, shown, strict=True):
+        if names.count(spec.name) > 1 and args.count(arg) < names.count(spec.name):
+            builtin = arg in builtin_bots(game) and not Path(arg).exists()
+            lines.append(f"{name}: {f'built-in {game} bot {arg}' if builtin else arg}")
+    return lines
+
+
 def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
     """The sandbox for --sandbox/--min-sandbox (or the defaults), or a clear error.
 
@@ -164,8 +185,7 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
         )
         return
     if not cls.min_seats <= len(bots) <= cls.max_seats:
-        seats = f"{cls.min_seats}" if cls.min_seats == cls.max_seats else f"{cls.min_seats} or more"
-        raise click.UsageError(f"{game} takes {seats} bots, got {len(bots)}")
+        raise click.UsageError(f"{game} takes {cls.seats_text()} bots, got {len(bots)}")
     try:
         cls.check_setup(len(bots), cls.Options(**options))
     except ValueError as exc:
@@ -183,6 +203,8 @@ def match(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
         click.echo(result.model_dump_json())
     else:
         print_result(result)
+        for line in name_origins(game, bots, specs, [p.label for p in result.players]):
+            click.echo(line)
 
 
 @main.command("bots")

@@ -293,7 +293,7 @@ class Match:
         game_cls = get_game(spec.game)
         if not game_cls.min_seats <= len(spec.bots) <= game_cls.max_seats:
             raise ValueError(
-                f"{spec.game} needs {game_cls.min_seats}..{game_cls.max_seats} bots, "
+                f"{spec.game} takes {game_cls.seats_text()} bots, "
                 f"got {len(spec.bots)}"
             )
         import random

@@ -169,7 +169,7 @@ def validate(spec: TourneySpec) -> None:
         raise ValueError(f"no tourney format for {spec.game} (known: {', '.join(FORMATS)})")
     seats = len(spec.bots) if spec.game in ("roshambolo", "liarsdice", "counting") else 2
     if not game.min_seats <= seats <= game.max_seats:
-        raise ValueError(f"{spec.game} takes {game.min_seats}..{game.max_seats} bots per match")
+        raise ValueError(f"{spec.game} takes {game.seats_text()} bots per match")
     game.Options(**spec.options)
     for match in plan(spec)[:1]:  # the first match is the largest
         game.check_setup(len(match.bots), game.Options(**match.options))

@@ -67,7 +67,7 @@ def test_human_readable_output_names_the_winner() -> None:
     [
         (["match", "chess", "rock", "paper"], "unknown game 'chess'"),
         (["match", "rps", "rock", "./no/such/bot"], "neither a file"),
-        (["match", "rps", "rock", "README.md"], "not executable"),
+        (["match", "rps", "rock", "README.md"], "neither an executable"),
         (["match", "rps", "rock", "paper", "--turns", "0"], "--turns"),
         (["match", "rps", "rock", "paper", "--turns", "many"], "many"),
         (["match", "rps", "rock"], "takes 2 bots"),

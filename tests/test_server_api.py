@@ -278,7 +278,7 @@ async def test_match_request_result_and_replay(api: Api) -> None:
     # Bad requests say what is wrong.
     for body, needle in [
         ({"game": "chess", "bots": ["a", "b"]}, "unknown game"),
-        ({"game": "rps", "bots": ["pybot"]}, "takes 2..2"),
+        ({"game": "rps", "bots": ["pybot"]}, "rps takes 2 bots, got 1"),
         ({"game": "rps", "bots": ["pybot", "nobody"]}, "no bot"),
         ({"game": "rps", "bots": ["pybot", "builtin:zzz"]}, "no built-in bot"),
         ({"game": "rps", "bots": ["pybot", "pybot"], "options": {"turns": -1}}, "turns"),

@@ -93,7 +93,7 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     cls = get_game(game)
     seats = len(opponents) + 1
     if not cls.min_seats <= seats <= cls.max_seats:
-        raise click.UsageError(f"{game} takes {cls.min_seats}..{cls.max_seats} seats with you "
+        raise click.UsageError(f"{game} takes {cls.seats_text()} seats with you "
                                f"included, got {seats}")
     if seat > seats:
         raise click.UsageError(f"--seat {seat} is past the last seat ({seats})")

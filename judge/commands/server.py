@@ -192,14 +192,24 @@ class Client:
     def __init__(self, server: str, token: str | None) -> None:
         self.server = server.rstrip("/")
         headers = {"authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0)
+        try:
+            self.http = httpx.Client(base_url=self.server, headers=headers, timeout=60.0)
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            raise click.UsageError(f"--server {server!r} is not a URL: {exc}") from None
+        if self.http.base_url.scheme not in ("http", "https"):
+            raise click.UsageError(f"--server {server!r} is not an http:// or https:// URL")
+
+    def send(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        """One request; a server that cannot be reached is one clear error line (exit 1)."""
+        try:
+            return self.http.request(method, path, **kw)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise click.ClickException(
+                f"cannot reach {self.server}: {exc or type(exc).__name__}"
+            ) from None
 
     def call(self, method: str, path: str, **kw: Any) -> Any:
-        try:
-            response = self.http.request(method, path, **kw)
-        except httpx.HTTPError as exc:
-            raise click.ClickException(f"cannot reach {self.server}: {exc}") from None
-        return self._check(response)
+        return self._check(self.send(method, path, **kw))
 
     def _check(self, response: httpx.Response) -> Any:
         try:
@@ -240,9 +250,15 @@ class Client:
                             data.append(line[5:].removeprefix(" "))
                         elif line.startswith("id:"):
                             last = line[3:].strip()
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 failures += 1
-                if last is None and failures == 1 and isinstance(exc, httpx.ConnectError):
+                never_connected = (
+                    httpx.ConnectError,
+                    httpx.ConnectTimeout,
+                    httpx.UnsupportedProtocol,
+                    httpx.InvalidURL,
+                )
+                if last is None and failures == 1 and isinstance(exc, never_connected):
                     raise click.ClickException(f"cannot reach {self.server}: {exc}") from None
                 if failures > RESUME_ATTEMPTS:
                     raise click.ClickException(
@@ -302,7 +318,7 @@ def submit(
     filename, content = _pack(bot)
     name = name or bot.name.split(".")[0]
     files = {"file": (filename, content, "application/octet-stream")}
-    existing = client.http.get(f"/api/bots/{name}")
+    existing = client.send("GET", f"/api/bots/{name}")
     if existing.status_code == 200:
         data = client.call("POST", f"/api/bots/{name}/versions", files=files)
     else:

@@ -9,9 +9,12 @@ turn also pays for the interpreter's start-up.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import click
@@ -124,6 +127,10 @@ def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matc
         raise click.UsageError("--deadline must be > 0")
     options = cli._options(game, {**lineup.options, **cli.parse_option_pairs(extra)})
     reference_specs = cli.resolve_bots(game, tuple(lineup.seats(lineup.reference)), None)
+    other_game = builtin_of_another_game(bot, game)
+    if other_game:
+        raise click.UsageError(f"{bot!r} is a built-in {other_game} bot, not a {game} one: "
+                               f"judge time {bot} --game {other_game}")
     bot_spec = cli.resolve_bots(game, (bot,), adapter)[0]
     bot_specs = list(reference_specs)
     bot_specs[lineup.timed_seat] = bot_spec
@@ -131,16 +138,28 @@ def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matc
 
     runs = matches or lineup.matches
     sides: list[list[PlayerResult]] = []
+    stack = contextlib.ExitStack()
     for specs in (reference_specs, bot_specs):
         side: list[PlayerResult] = []
         for offset in range(runs):
             spec = MatchSpec(game=game, bots=specs, seed=seed + offset, options=options,
                              turn_deadline=deadline)
-            result: MatchResult = trio.run(_run, spec, default_sandbox())
+            replay = None
+            if specs is bot_specs and offset == 0:
+                scratch = stack.enter_context(tempfile.TemporaryDirectory())
+                replay = Path(scratch) / "first.replay"
+            result: MatchResult = trio.run(_run, spec, default_sandbox(), replay)
             side.append(result.players[lineup.timed_seat])
+            if replay is not None:
+                foreign = off_rules_answers(replay, lineup.timed_seat)
+                if foreign is not None:
+                    raise click.ClickException(
+                        f"{result.players[lineup.timed_seat].name} does not play {game}: "
+                        f"{foreign}. Is it a bot of another game? Say which with --game")
             if side[-1].outcome != "ok":
                 break
         sides.append(side)
+    stack.close()
     reference, timed = (
         side[-1].model_copy(update={"response": pool([p.response for p in side])})
         for side in sides
@@ -172,10 +191,51 @@ def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matc
         raise SystemExit(1)
 
 
-async def _run(spec: MatchSpec, sandbox: Any) -> MatchResult:
+async def _run(spec: MatchSpec, sandbox: Any, replay: Path | None = None) -> MatchResult:
     from judge.runner import run_match
 
-    return await run_match(spec, sandbox=sandbox)
+    return await run_match(spec, sandbox=sandbox, replay_path=replay)
+
+
+def builtin_of_another_game(bot: str, game: str) -> str | None:
+    """The game whose built-in BOT names, when it is not one of ``game``'s and not a file."""
+    from judge.bots import builtin_bots
+    from judge.games import all_games
+
+    if Path(bot).exists() or bot in builtin_bots(game):
+        return None
+    return next((other for other in all_games() if bot in builtin_bots(other)), None)
+
+
+def off_rules_answers(replay: Path, seat: int) -> str | None:
+    """Why the seat's answers in a replay are no moves of its game, when most of them are not
+    (a game that plays on whatever a bot answers, e.g. roshambolo, hides that otherwise)."""
+    import random as _random
+
+    from judge.games import get_game
+    from replays.reader import Header, ReplayReader, Turn
+
+    state = None
+    answered = foreign = 0
+    example = ""
+    for record in ReplayReader(replay):
+        if isinstance(record, Header):
+            header = record.header
+            cls = get_game(header.game)
+            state = cls(seats=len(header.players), options=cls.Options(**header.options),
+                        rng=_random.Random(0))
+        elif isinstance(record, Turn) and state is not None:
+            order = state.orders_from_line(record.line).get(seat)
+            if order is None:
+                continue
+            answered += 1
+            note = state.off_rules(order)
+            if note:
+                foreign += 1
+                example = example or note
+    if state is not None and answered and foreign * 2 > answered:
+        return f"{foreign} of its {answered} answers are no {state.name} moves (e.g. {example})"
+    return None
 
 
 COMMANDS = [time_bot]

@@ -136,6 +136,8 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         # Remote workers use their own strongest layer (each match's replay records it).
         shown = sandbox.layer if executor_name in ("inproc", "local") else "per worker"
         print_tourney(result, shown)
+        for line in cli.name_origins(game, bots, specs):
+            click.echo(line)
 
 
 def run_with_progress(

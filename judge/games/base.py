@@ -93,10 +93,17 @@ class GameState(ABC):
     disqualified: dict[int, str] = field(default_factory=dict)
 
     @classmethod
+    def seats_text(cls) -> str:
+        """How many bots a match takes, for people: "2", "2 to 6"."""
+        if cls.min_seats == cls.max_seats:
+            return str(cls.min_seats)
+        return f"{cls.min_seats} to {cls.max_seats}"
+
+    @classmethod
     def check_setup(cls, seats: int, options: GameOptions) -> None:
         """Raise ValueError, with a message for the user, for a match this game cannot host."""
         if not cls.min_seats <= seats <= cls.max_seats:
-            raise ValueError(f"{cls.name} takes {cls.min_seats}..{cls.max_seats} bots, got {seats}")
+            raise ValueError(f"{cls.name} takes {cls.seats_text()} bots, got {seats}")
 
     # -- the turn cycle -------------------------------------------------
     @abstractmethod
@@ -128,6 +135,14 @@ class GameState(ABC):
         """The orders a replay turn line records (raise ReplayMismatch if unreadable)."""
 
     # -- hooks with sensible defaults ------------------------------------
+    @classmethod
+    def off_rules(cls, order: str) -> str | None:
+        """Why an order the rules accept is still no real move of this game (None if it is).
+
+        Only for games that accept anything (roshambolo plays a random shape for an answer
+        that names none): `judge time` uses it to spot a bot written for another game."""
+        return None
+
     def final_message(self, seat: int) -> list[str]:
         """What a seat is told when the match ends (news it has not seen, then the end)."""
         result = self.result()

@@ -81,6 +81,12 @@ class Roshambolo(GameState):
     # An answer is one short line; messages to bots may be long (observations batch up).
     limits: ClassVar[Limits] = Limits(max_line_length=64, max_lines=4, max_message_bytes=512)
 
+    @classmethod
+    def off_rules(cls, order: str) -> str | None:
+        if shape_of(order) is None:
+            return f"{order[:20]!r} names no shape (1, 2 or 3); the judge plays a random one"
+        return None
+
     order: list[int] = field(default_factory=list)  # this tourney round's seat order
     pairs: list[tuple[int, int]] = field(default_factory=list)
     pair_index: int = -1

@@ -431,7 +431,7 @@ class Service:
         game = game_or_error(game)
         cls = get_game(game)
         if not cls.min_seats <= len(refs) <= cls.max_seats:
-            raise BadRequest(f"{game} takes {cls.min_seats}..{cls.max_seats} bots, got {len(refs)}")
+            raise BadRequest(f"{game} takes {cls.seats_text()} bots, got {len(refs)}")
         options = validate_options(game, options)
         try:
             cls.check_setup(len(refs), cls.Options(**options))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from judge.bots import MANIFEST, BotError, read_manifest
+from judge.bots import MANIFEST, BotError, file_launch, read_manifest
 from judge.server.records import Launch
 
 FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}")
@@ -309,21 +309,14 @@ def launch_for(box: Path, filename: str) -> Launch:
         except BotError as exc:
             raise UploadRefused(str(exc)) from None
         return Launch(kind="command", run=parsed.run, build=parsed.build)
-    lower = filename.lower()
-    if lower.endswith(".py"):
+    # One rule for a single file, shared with `judge match FILE` (judge.bots.file_launch).
+    try:
+        launch = file_launch(box / filename)
+    except BotError as exc:
+        raise UploadRefused(str(exc)) from None
+    if launch.kind == "python":
         return Launch(kind="python", file=filename)
-    if lower.endswith((".js", ".mjs", ".cjs")):
-        return Launch(kind="command", run=f"node {filename}")
-    if lower.endswith(".c"):
-        program = filename[:-2] or "bot"
-        return Launch(kind="command", run=f"./{program}", build=f"cc -O2 -o {program} {filename}")
-    head = (box / filename).read_bytes()[:4]
-    if head == b"\x7fELF" or head[:2] == b"#!":
-        return Launch(kind="command", run=f"./{filename}")
-    raise UploadRefused(
-        f"{filename!r} is neither an executable (ELF or #! script), a .py, .js or .c file, "
-        "nor a .tar.gz/.zip archive with a bot.toml"
-    )
+    return Launch(kind="command", run=launch.run, build=launch.build)
 
 
 def read_limited(source: IO[bytes], dest: Path, limit: int) -> int:
