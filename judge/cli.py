@@ -98,8 +98,30 @@ def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
     return sandbox
 
 
+STDERR_LINES = 3
+
+
+def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
+    """The last non-blank lines a bot wrote to stderr (a Python traceback ends with its error)."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+
+
+def failure_lines(result: MatchResult) -> list[tuple[str, str]]:
+    """(what, detail) lines saying why each bot that did not finish failed: its outcome and
+    reason, then the last lines of its stderr."""
+    out: list[tuple[str, str]] = []
+    for p in result.players:
+        if p.outcome == "ok":
+            continue
+        turn = f" in turn {p.turn}" if p.turn else ""
+        out.append((f"seat {p.label} {p.name}: {p.outcome}{turn}", p.reason))
+        out.extend(("    stderr", line) for line in stderr_tail(p.stderr))
+    return out
+
+
 def print_result(result: MatchResult) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -108,19 +130,23 @@ def print_result(result: MatchResult) -> None:
     for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):
         table.add_column(column)
     for p in result.players:
-        outcome = p.outcome if p.outcome == "ok" else f"[red]{p.outcome}[/]: {p.reason}"
+        outcome = p.outcome if p.outcome == "ok" else f"[red]{escape(p.outcome)}[/]"
         table.add_row(
-            p.label, p.name, f"{p.score:g}", str(p.rank), outcome,
+            p.label, escape(p.name), f"{p.score:g}", str(p.rank), outcome,
             f"{p.response.median_ms:.2f}", f"{p.response.max_ms:.2f}",
         )
     console.print(table)
+    for what, detail in failure_lines(result):
+        style = "dim" if what.strip() == "stderr" else "red"
+        console.print(f"[{style}]{escape(what)}[/]: {escape(detail)}", highlight=False)
     if result.draw:
-        console.print(f"[bold]Draw[/] ({result.summary})")
+        console.print(f"[bold]Draw[/] ({escape(result.summary)})")
     else:
         assert result.winner is not None
-        console.print(f"[bold]{result.players[result.winner].name} wins[/] ({result.summary})")
+        winner = escape(result.players[result.winner].name)
+        console.print(f"[bold]{winner} wins[/] ({escape(result.summary)})")
     if result.replay:
-        console.print(f"replay: {result.replay}")
+        console.print(f"replay: {escape(result.replay)}")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -233,6 +259,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "judge.commands.timing",
     "judge.commands.tourney",
     "judge.commands.play",
+    "judge.commands.evaluate",
 )
 
 

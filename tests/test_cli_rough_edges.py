@@ -135,3 +135,18 @@ def test_repeated_names_say_where_each_bot_comes_from(tmp_path: Path) -> None:
     proc = judge("match", "rps", "cycle", str(mine / "cycle.py"), "--turns", "5")
     assert "seat 1 cycle: built-in rps bot cycle" in proc.stdout
     assert f"seat 2 cycle: {mine / 'cycle.py'}" in proc.stdout
+
+
+def test_the_match_table_says_why_a_bot_failed(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    bot = tmp_path / "crashy.py"
+    bot.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.strip() == '.':\n"
+        "        print(1 / 0)\n"
+    )
+    proc = judge("match", "rps", str(bot), "rock", "--turns", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "seat 1 crashy: crash in turn 1: exited with status 1" in proc.stdout
+    assert "stderr: ZeroDivisionError: division by zero" in proc.stdout
