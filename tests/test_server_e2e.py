@@ -100,8 +100,11 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
                      "--watch", token=token)
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
-        assert lines[0].startswith("#judge-replay ")
-        assert len([ln for ln in lines if ln[:1].isdigit()]) == 50
+        # Drawn as `judge replay` draws it: a title, a line per turn, the result.
+        assert lines[0].startswith("rps · seed ") and "cbot@1 vs jsbot@1" in lines[0]
+        assert len([ln for ln in lines if ln.strip()[:1].isdigit() and "→" in ln]) == 50
+        assert "result after 50 turns" in done.stdout
+        assert "#judge-replay" not in done.stdout
         assert "cbot@1: score" in done.stdout
 
         # The live stream: the first turn arrives while the match is still running.
@@ -131,10 +134,17 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         corrupt.write_text("\n".join(body) + "\n")
         assert judge("replay", str(corrupt), "--verify").returncode == 1
 
-        # `judge remote watch` on a finished match prints the whole replay.
-        watched = judge("remote", "watch", match_id, "--server", url)
+        # `judge remote watch` on a finished match draws the whole match; --raw prints
+        # the replay lines as they are.
+        watched = judge("remote", "watch", match_id, "--server", url, "--raw")
         assert watched.returncode == 0
         assert watched.stdout.splitlines() == streamed
+        drawn = judge("remote", "watch", match_id, "--server", url)
+        assert drawn.returncode == 0, drawn.stderr
+        drawn_lines = drawn.stdout.splitlines()
+        assert drawn_lines[0].startswith("rps · seed ") and "slowbot@1 vs pybot@1" in drawn_lines[0]
+        assert "  600 " in drawn.stdout and "result after 600 turns" in drawn.stdout
+        assert "#judge-replay" not in drawn.stdout and "#result" not in drawn.stdout
 
         # A small tournament of the three languages.
         r = client.post("/api/tournaments", json={"game": "rps", "bots": ["cbot", "pybot", "jsbot"],

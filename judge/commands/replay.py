@@ -376,33 +376,51 @@ def _play(file: Path, reader: ReplayReader, *, follow: bool, speed: float, step:
         console.print(f"[yellow]{_incomplete_note(reader)}[/]")
 
 
-def _show(reader: ReplayReader, console: Console, pacer: _Pacer, *, follow: bool,
-          from_turn: int) -> bool:
-    """Prints the records as they come; False when the user quits."""
-    from replays.render import renderer_for
+class RecordPrinter:
+    """Draws replay records on a console as they come (the playback of `judge replay`, and
+    `judge remote watch`'s live stream)."""
 
-    renderer = None
-    for record in _records(reader):
+    def __init__(self, console: Console, from_turn: int = 0) -> None:
+        self.console = console
+        self.from_turn = from_turn
+        self.renderer: Any = None
+
+    def show(self, record: Record) -> bool:
+        """Prints one record; True for a turn that was shown (the caller paces those)."""
+        from replays.render import renderer_for
+
+        console = self.console
         if isinstance(record, Header):
-            renderer = renderer_for(record.header)
-            console.print(renderer.title())
-            continue
+            self.renderer = renderer_for(record.header)
+            console.print(self.renderer.title())
+            return False
+        renderer = self.renderer
         assert renderer is not None
         if isinstance(record, Turn):
-            if record.number < from_turn:
-                continue
-            console.print(renderer.turn(record), soft_wrap=True)
-            if follow:
-                sys.stdout.flush()
-            if not pacer.wait():
+            if record.number < self.from_turn:
                 return False
-        elif isinstance(record, Disqualified):
+            console.print(renderer.turn(record), soft_wrap=True)
+            return True
+        if isinstance(record, Disqualified):
             console.print(renderer.disqualified(record), soft_wrap=True)
         else:
             console.print(renderer.result(record.result))
             console.print(renderer.verdict(record.result))
             if record.checksum_ok is False:
                 raise ReplayProblem(_checksum_message(record))
+        return False
+
+
+def _show(reader: ReplayReader, console: Console, pacer: _Pacer, *, follow: bool,
+          from_turn: int) -> bool:
+    """Prints the records as they come; False when the user quits."""
+    printer = RecordPrinter(console, from_turn)
+    for record in _records(reader):
+        if printer.show(record):
+            if follow:
+                sys.stdout.flush()
+            if not pacer.wait():
+                return False
     return True
 
 

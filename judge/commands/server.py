@@ -379,7 +379,7 @@ def remote_match(
     )
     click.echo(f"queued match {match['id']}", err=True)
     if watch:
-        _print_stream(client, match["id"])
+        _print_stream(client, match["id"], raw=as_json)
     while match["status"] in ("queued", "running"):
         time.sleep(0.5)
         match = client.call("GET", f"/api/matches/{match['id']}")
@@ -389,10 +389,11 @@ def remote_match(
 @remote.command("watch")
 @click.argument("match_id")
 @server_option
-def remote_watch(match_id: str, server: str) -> None:
-    """Print the replay lines of MATCH_ID as they are played, then its result."""
+@click.option("--raw", is_flag=True, help="print the bare replay lines instead of drawing them")
+def remote_watch(match_id: str, server: str, raw: bool) -> None:
+    """Draw MATCH_ID turn by turn as it is played (as `judge replay` does), then its result."""
     client = Client(server, None)
-    _print_stream(client, match_id)
+    _print_stream(client, match_id, raw=raw)
 
 
 @remote.command("show")
@@ -405,14 +406,36 @@ def remote_show(match_id: str, server: str, as_json: bool) -> None:
     _print_match(client.call("GET", f"/api/matches/{match_id}"), as_json)
 
 
-def _print_stream(client: Client, match_id: str) -> None:
-    for event, data in client.events(f"/api/matches/{match_id}/live"):
-        if event == "line":
-            sys.stdout.write(data + "\n")
-            sys.stdout.flush()
-        elif event == "end":
-            end = json.loads(data)
-            click.echo(f"# match {match_id} {end['status']}", err=True)
+def _print_stream(client: Client, match_id: str, *, raw: bool = True) -> None:
+    """The live replay lines of a match: as they are, or drawn as `judge replay` draws them."""
+    if raw:
+        for event, data in client.events(f"/api/matches/{match_id}/live"):
+            if event == "line":
+                sys.stdout.write(data + "\n")
+                sys.stdout.flush()
+            elif event == "end":
+                click.echo(f"# match {match_id} {json.loads(data)['status']}", err=True)
+        return
+    from rich.console import Console
+
+    from judge.commands.replay import RecordPrinter, ReplayProblem
+    from replays.format import ReplayFormatError
+    from replays.reader import ReplayParser
+
+    printer = RecordPrinter(Console(highlight=False))
+    parser = ReplayParser()
+    try:
+        for event, data in client.events(f"/api/matches/{match_id}/live"):
+            if event == "line":
+                for record in parser.feed((data + "\n").encode()):
+                    printer.show(record)
+                sys.stdout.flush()
+            elif event == "end":
+                status = json.loads(data)["status"]
+                if not parser.complete:
+                    click.echo(f"match {match_id} {status}", err=True)
+    except (ReplayFormatError, ReplayProblem) as exc:
+        raise click.ClickException(f"the live replay of {match_id} cannot be read: {exc}") from None
 
 
 def _print_match(match: dict[str, Any], as_json: bool) -> None:
