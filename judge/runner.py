@@ -225,8 +225,9 @@ class Turn:
 
     __slots__ = ("answers", "budget", "deadline", "first", "live", "movers", "started")
 
-    def __init__(self, movers: list[int], live: list[Seat], started: float, budget: float,
-                 first: bool) -> None:
+    def __init__(
+        self, movers: list[int], live: list[Seat], started: float, budget: float, first: bool
+    ) -> None:
         self.movers = movers
         self.live = live
         self.answers: dict[int, list[str]] = {}
@@ -293,8 +294,7 @@ class Match:
         game_cls = get_game(spec.game)
         if not game_cls.min_seats <= len(spec.bots) <= game_cls.max_seats:
             raise ValueError(
-                f"{spec.game} takes {game_cls.seats_text()} bots, "
-                f"got {len(spec.bots)}"
+                f"{spec.game} takes {game_cls.seats_text()} bots, got {len(spec.bots)}"
             )
         import random
 
@@ -370,13 +370,18 @@ class Match:
         if seat is not None:
             seat.outcome, seat.reason = failure.code, failure.reason
             seat.failed_turn = self.turn + 1
-        log.info("disqualified", seat=index, code=failure.code, reason=failure.reason,
-                 turn=self.turn + 1)
+        log.info(
+            "disqualified", seat=index, code=failure.code, reason=failure.reason, turn=self.turn + 1
+        )
         self.emit(
             event_line(
                 "dq",
-                {"seat": index, "turn": self.turn + 1, "code": failure.code,
-                 "reason": failure.reason},
+                {
+                    "seat": index,
+                    "turn": self.turn + 1,
+                    "code": failure.code,
+                    "reason": failure.reason,
+                },
             )
         )
 
@@ -561,39 +566,62 @@ class Match:
         """Take every live mover's answer: from the pipe if there, else wait for it.
 
         The turn's deadline is armed only when the judge has to wait. ``polled`` is a seat
-        just found without an answer (it is waited for without reading again).
+        just found without an answer (it is waited for without reading again). Each answer
+        is timed when it arrives: answers already there are taken first, and when several
+        seats are still thinking they are awaited at once, so a slow seat never adds its
+        time to the seats after it.
         """
         answers = turn.answers
         started = turn.started
         failures = self.failures
+        waiting: list[Seat] = []
         for seat in turn.live:
             index = seat.index
             if index in answers or index in failures:
                 continue
             try:
                 answer = None if seat.unsent or seat is polled else seat.poll()
-                if answer is None:
-                    if turn.deadline is None:
-                        elapsed = perf_counter() - started
-                        turn.deadline = trio.current_time() - elapsed + turn.budget
-                        scope = self.turn_scope
-                        if not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
-                            scope.deadline = turn.deadline
-                    if seat.unsent:
-                        await seat.flush()
-                        answer = seat.poll()
-                    if answer is None:
-                        answer = await seat.wait_answer()
+            except BotFailed as failure:
+                self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
+                self.disqualify(index, await _confirm_gone(seat, failure))
+                continue
+            if answer is None:
+                waiting.append(seat)
+            else:
                 answers[index] = answer
                 seat.times.append(perf_counter() - started)
-            except BotFailed as failure:
-                if turn.deadline is None:
-                    self.turn_scope.deadline = math.inf  # a stale deadline must not fire meanwhile
-                self.disqualify(index, await _confirm_gone(seat, failure))
+        if waiting:
+            if turn.deadline is None:
+                elapsed = perf_counter() - started
+                turn.deadline = trio.current_time() - elapsed + turn.budget
+            scope = self.turn_scope
+            if not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
+                scope.deadline = turn.deadline
+            if len(waiting) == 1:
+                await self.await_answer(turn, waiting[0])
+            else:
+                async with trio.open_nursery() as nursery:
+                    for seat in waiting:
+                        nursery.start_soon(self.await_answer, turn, seat)
         self.pending = None
         if turn.first:
             self.unanswered.difference_update(answers)
         return answers
+
+    async def await_answer(self, turn: Turn, seat: Seat) -> None:
+        """Wait (under the armed turn deadline) for one seat's answer and time it."""
+        try:
+            answer = None
+            if seat.unsent:
+                await seat.flush()
+                answer = seat.poll()
+            if answer is None:
+                answer = await seat.wait_answer()
+        except BotFailed as failure:
+            self.disqualify(seat.index, await _confirm_gone(seat, failure))
+            return
+        turn.answers[seat.index] = answer
+        seat.times.append(perf_counter() - turn.started)
 
     def settle_overdue(self) -> tuple[list[int], dict[int, list[str]]]:
         """The turn whose deadline fired: take late-but-there answers, disqualify the rest."""

@@ -157,3 +157,17 @@ async def test_stderr_is_kept_bounded(tmp_path) -> None:
     assert stderr.rstrip().endswith("last words")
     assert len(stderr) < 10000
     assert "bytes dropped" in stderr
+
+
+@pytest.mark.usefixtures("no_leftovers")
+@pytest.mark.parametrize("slow_seat", [0, 1])
+async def test_a_slow_seat_adds_nothing_to_the_other_seats_times(slow_seat: int) -> None:
+    # Issue 14 bug 2: rock's times included the 0.5 s of the slow bot in the seat before it.
+    bots = [builtin("rps", "rock")]
+    bots.insert(slow_seat, misbehaving("slow", 1))
+    result = await run_match(rps_spec(*bots, turns=3))
+    slow, rock = result.players[slow_seat], result.players[1 - slow_seat]
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert slow.response.median_ms >= 450
+    assert rock.response.count == 3
+    assert rock.response.max_ms < 250, rock.response
