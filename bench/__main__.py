@@ -1,6 +1,6 @@
 """Run the whole bench and print one table: ``uv run python -m bench [--quick] [ITEM...]``.
 
-Items: floor overhead throughput arena startup deadline scale (default: all, in that order).
+Items: floor overhead throughput arena startup deadline scale cluster (default: all, in that order).
 Each writes its JSON to bench/results/<item>[-quick].json. ``--quick`` runs tiny sizes in a
 few seconds (what the test suite does so the bench cannot rot); its figures mean nothing.
 """
@@ -13,7 +13,7 @@ import time
 
 from bench.common import Row, print_table
 
-ITEMS = ("floor", "overhead", "throughput", "arena", "startup", "deadline", "scale")
+ITEMS = ("floor", "overhead", "throughput", "arena", "startup", "deadline", "scale", "cluster")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,7 @@ from judge.executors import ExecutorError, MatchJob, artifacts, open_executor
 from judge.executors.dask import DaskExecutor
 from judge.models import BotSpec, MatchResult
 from judge.tournament import TourneySpec, run_tourney
-from tests.conftest import builtin, rps_spec
+from tests.conftest import builtin, processes_running, rps_spec
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -61,10 +61,11 @@ class Cluster:
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-        dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+        env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "inf"}
+        # The commands docs/scaling.md gives (the `dask` of this environment).
+        dask = str(Path(sys.executable).parent / "dask")
         self.scheduler = subprocess.Popen(
-            [*dask, "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"],
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(self.port), "--no-dashboard"],
             stdout=subprocess.DEVNULL,
             stderr=open(root / "scheduler.log", "w"),  # noqa: SIM115 (the process keeps it)
             env=env,
@@ -72,9 +73,8 @@ class Cluster:
         )
         self.workers = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "distributed.cli.dask_worker",
+                dask,
+                "worker",
                 self.address,
                 "--nworkers",
                 str(workers),
@@ -367,3 +367,31 @@ def test_the_tourney_command_takes_an_executor(tmp_path: Path) -> None:
     )
     assert gone.returncode == 1 and "cannot reach the Dask scheduler" in gone.stderr
     assert "Traceback" not in gone.stderr
+
+
+async def test_cancelling_a_remote_match_stops_it_and_its_bots(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    name = f"cancelled{time.time_ns()}"  # its copy on the worker runs under this file name
+    bot = slow_bot(tmp_path / "box", 0.05, name)
+    replay = tmp_path / "cancelled.replay"
+    job = MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=2000), replay_path=replay)
+    async with DaskExecutor(cluster.address) as executor:
+        with trio.move_on_after(60) as scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(executor.run, job)
+                while not (replay.exists() and body(replay)):  # noqa: ASYNC110 (a file)
+                    await trio.sleep(0.1)
+                assert processes_running(f"/{name}.py")  # the bot plays on a worker
+                nursery.cancel_scope.cancel()
+        assert not scope.cancelled_caught
+        # The worker notices, ends the match and kills its bots; then it plays the next one.
+        for _ in range(300):
+            if not processes_running(f"/{name}.py"):
+                break
+            await trio.sleep(0.1)
+        assert not processes_running(f"/{name}.py")
+        after = await executor.run(
+            MatchJob(rps_spec(builtin("rps", "paper"), builtin("rps", "rock"), turns=5))
+        )
+        assert after.summary == "5-0"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from judge.models import MatchResult
 log = structlog.get_logger("judge.executors.dask")
 
 RESOURCE = "match"
+# Boxes kept scattered on the workers after their matches, most recently used first.
+BOXES_KEPT = 256
 CONNECT_TIMEOUT = 10.0
 WORKERS_TIMEOUT = 60.0
 WORKER_HELP = (
@@ -72,6 +75,21 @@ class _Live:
         self.relay.close()
 
 
+def _files_of(box: Path) -> tuple[Any, ...]:
+    """What a box is made of, cheaply: every entry's path, size and modification time."""
+    found = []
+    for root, dirs, files in os.walk(box):
+        dirs.sort()
+        for name in sorted(files) + dirs:
+            path = os.path.join(root, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            found.append((path, info.st_size, info.st_mtime_ns, info.st_mode))
+    return tuple(found)
+
+
 class DaskExecutor(Executor):
     """Matches on a Dask cluster: ``address`` is a scheduler (``tcp://host:8786``) or None for
     a LocalCluster of ``local_workers`` processes (default: one per core, using
@@ -97,8 +115,10 @@ class DaskExecutor(Executor):
         self.topic = f"botjudge-lines-{uuid.uuid4().hex[:12]}"
         self._token: trio.lowlevel.TrioToken | None = None
         self._live: dict[str, _Live] = {}
-        self._boxes: dict[str, Any] = {}  # hash -> scattered future
-        self._packed: dict[tuple[Path, int, int], str] = {}  # (box, mtime, size) -> hash
+        # hash -> scattered future, least recently used first; boxes of running matches stay.
+        self._boxes: OrderedDict[str, Any] = OrderedDict()
+        self._in_use: Counter[str] = Counter()
+        self._packed: dict[tuple[Path, tuple[Any, ...]], str] = {}  # (box, its files) -> hash
         self._ship_lock = trio.Lock()
         self._slots = 1
         self._gather = trio.CapacityLimiter(8)
@@ -130,7 +150,10 @@ class DaskExecutor(Executor):
         if self.address is None:
             workers = self.local_workers or len(os.sched_getaffinity(0))
             env = {"BOTJUDGE_SANDBOX": self.sandbox_layer} if self.sandbox_layer else {}
-            with dask.config.set({"distributed.worker.daemon": False}):
+            # Tasks go to the workers at once (no scheduler-side queue): a worker starts its
+            # next match the moment one ends, without a round trip to the scheduler.
+            saturation = {"distributed.scheduler.worker-saturation": float("inf")}
+            with dask.config.set({"distributed.worker.daemon": False, **saturation}):
                 self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=workers,
                     threads_per_worker=1,
@@ -203,16 +226,17 @@ class DaskExecutor(Executor):
 
     # -- artifacts -----------------------------------------------------------
     async def _ship(self, job: MatchJob) -> tuple[str, dict[str, Any]]:
-        """The portable spec and the scattered boxes it needs (packed and sent once each)."""
+        """The portable spec and the scattered boxes it needs (packed and sent once each;
+        the caller ``_unship`` s them when the match is over)."""
         digests: dict[Path, str] = {}
         async with self._ship_lock:
             for bot in job.spec.bots:
                 if bot.box is None or bot.box in digests:
                     continue
-                stat = await trio.Path(bot.box).stat()
-                signature = (bot.box, stat.st_mtime_ns, stat.st_size)
+                # A box is packed again only when one of its files changed (or was added).
+                signature = (bot.box, await trio.to_thread.run_sync(_files_of, bot.box))
                 digest = self._packed.get(signature)
-                if digest is None:
+                if digest is None or digest not in self._boxes:
                     packed = await trio.to_thread.run_sync(artifacts.pack_box, bot.box)
                     digest = artifacts.box_hash(packed)
                     if digest not in self._boxes:
@@ -221,8 +245,19 @@ class DaskExecutor(Executor):
                         )
                     self._packed[signature] = digest
                 digests[bot.box] = digest
+            for digest in digests.values():
+                self._boxes.move_to_end(digest)
+                self._in_use[digest] += 1
         spec_json = artifacts.portable_match(job.spec, digests)
         return spec_json, {d: self._boxes[d] for d in digests.values()}
+
+    def _unship(self, boxes: dict[str, Any]) -> None:
+        for digest in boxes:
+            self._in_use[digest] -= 1
+        idle = [d for d in self._boxes if self._in_use[d] <= 0]
+        for digest in idle[: max(0, len(self._boxes) - BOXES_KEPT)]:
+            del self._boxes[digest]  # the workers drop it; its unpacked copy stays on disk
+            del self._in_use[digest]
 
     def _scatter(self, digest: str, packed: bytes) -> Any:
         futures = self.client.scatter({f"botbox-{digest}": packed}, broadcast=True, hash=False)
@@ -235,9 +270,14 @@ class DaskExecutor(Executor):
         if not job.spec.match_id:
             job.spec = job.spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
         match_id = job.spec.match_id
-        spec_json, boxes = await self._ship(job)
         wants_lines = bool(job.sinks) or job.replay_path is not None
         relay = LineRelay(job) if wants_lines else None
+        try:
+            spec_json, boxes = await self._ship(job)
+        except BaseException:
+            if relay is not None:
+                relay.close()
+            raise
         if relay is not None:
             self._live[match_id] = _Live(relay)
         from judge.executors.dask_worker import play_match
@@ -279,6 +319,7 @@ class DaskExecutor(Executor):
             raise
         finally:
             self._live.pop(match_id, None)
+            self._unship(boxes)
         if job.replay_path is not None:
             result = result.model_copy(update={"replay": str(job.replay_path)})
         return result
