@@ -56,8 +56,8 @@ def free_port() -> int:
 class Cluster:
     """A real `dask scheduler` and `dask worker` processes on this machine."""
 
-    def __init__(self, root: Path, workers: int = 2) -> None:
-        self.port = free_port()
+    def __init__(self, root: Path, workers: int = 2, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
@@ -304,7 +304,7 @@ async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
         assert len(body(Path(match.replay or ""))) == 40
 
 
-async def test_a_lost_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+async def test_a_lost_scheduler_is_a_clear_error_and_a_new_one_is_used(tmp_path: Path) -> None:
     own = Cluster(tmp_path / "cluster", workers=1)
     bot = slow_bot(tmp_path / "box", 0.05)
     try:
@@ -315,13 +315,19 @@ async def test_a_lost_scheduler_is_a_clear_error(tmp_path: Path) -> None:
                     async def kill_soon() -> None:
                         await trio.sleep(1.5)
                         os.killpg(own.scheduler.pid, signal.SIGKILL)
+                        os.killpg(own.workers.pid, signal.SIGKILL)
 
                     nursery.start_soon(kill_soon)
                     await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=400)))
+            [error] = caught.value.exceptions
+            assert isinstance(error, ExecutorError) and "lost the Dask scheduler" in str(error)
+            # The cluster comes back at the same address: the same executor carries on.
+            own.stop()
+            own = Cluster(tmp_path / "cluster-again", workers=1, port=own.port)
+            again = await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=5)))
+            assert again.turns == 5 and again.players[0].outcome == "ok"
     finally:
         own.stop()
-    [error] = caught.value.exceptions
-    assert isinstance(error, ExecutorError) and "lost the Dask scheduler" in str(error)
 
 
 async def test_an_unreachable_scheduler_is_a_clear_error() -> None:

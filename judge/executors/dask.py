@@ -210,6 +210,24 @@ class DaskExecutor(Executor):
         if cluster is not None:
             cluster.close(timeout=10)
 
+    async def _reconnect(self) -> None:
+        """The client gave up on a lost scheduler: connect afresh (a server resumes its
+        queue once the cluster is back). Boxes are scattered again; caches stay on disk."""
+        async with self._ship_lock:
+            if self.client is None or self.client.status not in ("closing", "closed"):
+                return
+            log.warning("reconnecting to the Dask scheduler", address=self.address)
+            self._boxes.clear()
+            self._in_use.clear()
+            self._packed.clear()
+            old, self.client = self.client, None
+            await trio.to_thread.run_sync(old.close)
+            try:
+                await trio.to_thread.run_sync(self._connect)
+            except BaseException:
+                self.client = old  # still closed: the next match tries again
+                raise
+
     # -- lines from the workers ------------------------------------------
     def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
         # On the client's event-loop thread: hand over to the trio thread.
@@ -267,6 +285,8 @@ class DaskExecutor(Executor):
     async def run(self, job: MatchJob) -> MatchResult:
         if self.client is None:
             raise ExecutorError("the Dask executor is not open (use it in `async with`)")
+        if self.client.status in ("closing", "closed") and self.address is not None:
+            await self._reconnect()
         if not job.spec.match_id:
             job.spec = job.spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
         match_id = job.spec.match_id
