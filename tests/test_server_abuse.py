@@ -301,3 +301,48 @@ async def test_judge_faults_are_retried_a_bounded_number_of_times(
     assert str(api.service.config.data) not in json.dumps(matches)
     await api.http.aclose()
     await api.service.close()
+
+
+async def test_unknown_request_fields_are_422_naming_the_field(api: Api) -> None:
+    alice = await api.user("alice")
+    # Was silently ignored: a 1000-turn match ran.
+    r = await api.http.post("/api/matches", json={
+        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "turns": 5,
+    }, headers=api.auth(alice))
+    assert r.status_code == 422, r.text
+    assert "'turns'" in r.json()["error"]
+    for method, path, kw in [
+        ("POST", "/api/users", {"json": {"name": "bob", "admin": True}}),
+        ("POST", "/api/tokens", {"json": {"label": "x", "expires": 1}}),
+        ("PATCH", "/api/bots/x", {"json": {"enabled": False, "owner": "alice"}}),
+        ("POST", "/api/tournaments", {"json": {"game": "rps", "bots": ["a", "b"], "round": 2}}),
+        ("GET", "/api/matches?colour=red", {}),
+        ("GET", "/api/bots?game=rps&sort=name", {}),
+        ("POST", "/api/bots", {"data": {"name": "n", "game": "rps", "owner": "bob"},
+                               "files": {"file": ("bot.py", PY_BOT)}}),
+    ]:
+        headers = api.auth(api.admin if path == "/api/users" else alice)
+        r = await api.http.request(method, path, headers=headers, **kw)
+        assert r.status_code == 422, (path, r.status_code, r.text)
+        error = r.json()["error"]
+        assert "unknown field" in error and any(
+            f"'{name}'" in error for name in ("admin", "expires", "owner", "round", "colour", "sort")
+        ), error
+    # Known fields with bad values stay 400 and say what is wrong.
+    r = await api.http.post("/api/matches", json={"game": "rps", "bots": "rock"},
+                            headers=api.auth(alice))
+    assert r.status_code == 400 and "bots" in r.json()["error"], r.text
+
+
+async def test_openapi_comes_from_the_routes(api: Api) -> None:
+    doc = (await api.http.get("/openapi.json")).json()
+    match_body = doc["paths"]["/api/matches"]["post"]["requestBody"]["content"]
+    schema_ref = match_body["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    schema = doc["components"]["schemas"][schema_ref]
+    assert set(schema["properties"]) == {"game", "bots", "options", "seed"}
+    assert schema["additionalProperties"] is False
+    assert doc["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
+    upload = doc["paths"]["/api/bots"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert set(upload["schema"]["properties"]) == {"name", "game", "file"}
+    # Pages are not API operations.
+    assert "/bots" not in doc["paths"] and "/docs" not in doc["paths"]

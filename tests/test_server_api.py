@@ -299,10 +299,10 @@ async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
         assert (await api.checked(up["bot"]["id"], 1))["state"] == "ready"
     service = api.service
     service.config.ladder_backlog = 3
-    queued = await service.ladder_round()
+    queued = await service.ladder.round()
     assert len(queued) == 3
     # Every bot is picked about equally often.
-    counts = await service.storage.ladder_counts("rps")
+    counts = await service.ctx.storage.ladder_counts("rps")
     assert sorted(counts.values())[-1] - sorted(counts.values())[0] <= 2
     for match in queued:
         assert (await api.finished(match.id))["status"] == "finished"
@@ -312,8 +312,8 @@ async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
     before = {row["bot"]: (row["mu"], row["games"]) for row in board}
     # The judge loses a bot's files (a judge failure): the match is not held against anyone.
     shutil.rmtree(service.config.version_dir(ids["py2"], 1) / "box")
-    match = await service.enqueue(game="rps", kind="ladder", options={"turns": 10}, rated=True,
-                                  seats=(await service.seats_from_refs("rps", ["py2", "py1"])))
+    match = await service.scheduler.enqueue(game="rps", kind="ladder", options={"turns": 10}, rated=True,
+                                  seats=(await service.catalog.seats_from_refs("rps", ["py2", "py1"])))
     done = await api.finished(match.id)
     assert done["status"] in ("cancelled", "error") and done["error"]
     after = {row["bot"]: (row["mu"], row["games"]) for row in

@@ -38,6 +38,13 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="data directory (database, bots, replays)",
 )
 @click.option(
+    "--db",
+    default=None,
+    metavar="URL",
+    help="the database: sqlite:///relative.db or sqlite:////absolute.db "
+    "(default: judge.sqlite3 in the data directory)",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(1, 256),
     default=None,
@@ -88,6 +95,7 @@ def serve_command(
     host: str,
     port: int,
     data: Path,
+    db: str | None,
     concurrency: int | None,
     ladder: bool,
     open_registration: bool,
@@ -119,7 +127,14 @@ def serve_command(
         limits=replace(UploadLimits(), upload_bytes=max_upload),
         build_concurrency=builds,
         quotas=parse_quotas(quota),
+        db=db,
     )
+    from judge.server.db import BadDatabaseURL, storage_for
+
+    try:
+        storage_for(config.db_url)
+    except BadDatabaseURL as exc:
+        raise click.UsageError(str(exc)) from None
     if concurrency is not None:
         config.concurrency = concurrency
     from judge.sandbox import SandboxError
@@ -157,19 +172,27 @@ def parse_quotas(pairs: tuple[str, ...]) -> Quotas:
     show_default=True,
     help="the server's data directory",
 )
-def admin_token(data: Path) -> None:
+@click.option("--db", default=None, metavar="URL", help="the server's database URL, if not in DATA")
+def admin_token(data: Path, db: str | None) -> None:
     """Print a new token for the server's admin (when the first one is lost)."""
     import trio
 
+    from judge.server.db import BadDatabaseURL, storage_for
     from judge.server.service import hash_token, new_token
-    from judge.server.sqlite import SQLiteStorage
 
-    db = data / "judge.sqlite3"
-    if not db.is_file():
-        raise click.UsageError(f"{data} holds no judge server data (no {db.name})")
+    if db is None:
+        path = data / "judge.sqlite3"
+        if not path.is_file():
+            raise click.UsageError(f"{data} holds no judge server data (no {path.name})")
+        db = f"sqlite:///{path.resolve()}"
+    url: str = db
+    try:
+        storage_for(url)
+    except BadDatabaseURL as exc:
+        raise click.UsageError(str(exc)) from None
 
     async def issue() -> str:
-        storage = SQLiteStorage(db)
+        storage = storage_for(url)
         await storage.open()
         try:
             admins = [u for u in await storage.list_users() if u.is_admin]

@@ -1,56 +1,44 @@
-"""The HTTP API and the web pages (Starlette). Reads are public; every write needs a token.
+"""The HTTP API and the web pages: FastAPI on trio (through anyio). Reads are public; every
+write needs a token.
 
-Routes are declared with :func:`Api.route`, which also feeds the OpenAPI document, so the
-document cannot drift from what is served.
+FastAPI does the routing, validates request bodies against the pydantic models below
+(unknown fields are refused with 422, naming the field) and builds the OpenAPI document from
+the same routes, so it cannot drift from what is served. Routes call the service's parts
+(accounts, catalog, scheduler, ladder, tournaments), never storage, and open no files.
 """
 
-from __future__ import annotations
+# No "from __future__ import annotations": FastAPI reads the route annotations, and some
+# (Viewer, Writer) are local to build_app.
 
 import hashlib
 import json
 import math
-import shutil
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import structlog
 import trio
-from pydantic import BaseModel, Field, ValidationError
+from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
-from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    HTMLResponse,
-    JSONResponse,
-    Response,
-    StreamingResponse,
-)
-from starlette.routing import Mount, Route
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from judge import __version__
-from judge.bots import builtin_bots
-from judge.games import all_games
-from judge.server.live import ReplayLines
-from judge.server.records import Bot, Match, Tournament, Usage, User, Version
-from judge.server.service import (
-    FINAL,
-    BadRequest,
-    NotFound,
-    Service,
-    ServiceError,
-    Unauthorized,
-    result_for,
-)
+from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
+from judge.server.service import FINAL, BadRequest, Service, ServiceError
 from judge.server.uploads import UploadRefused, read_limited
 from replays.export import STATIC as REPLAY_STATIC
 from replays.export import asset_names
@@ -58,8 +46,6 @@ from replays.export import asset_names
 log = structlog.get_logger("judge.server.http")
 
 STATIC = Path(__file__).resolve().parent / "static"
-# replays.export.STATIC is the same directory; imported lazily so a missing viewer shows up
-# as a clear error on the match page's route rather than at import.
 PAGES = {
     "/": "index.html",
     "/bots": "bots.html",
@@ -70,6 +56,7 @@ PAGES = {
     "/tournaments/{tid}": "tournament.html",
     "/upload": "upload.html",
     "/account": "account.html",
+    "/docs": "docs.html",
 }
 MULTIPART_SLACK = 64 << 10
 
@@ -81,33 +68,40 @@ def replay_assets() -> str:
     return "\n".join(tags)
 
 
-# -- request bodies -----------------------------------------------------------
-class NewUser(BaseModel):
+# -- request and response bodies ----------------------------------------------------
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewUser(Body):
     name: str = Field(description="1-40 letters, digits, '_', '.', '-'")
 
 
-class NewToken(BaseModel):
+class NewToken(Body):
     label: str = Field("", max_length=100)
 
 
-class BotPatch(BaseModel):
+class BotPatch(Body):
     enabled: bool
 
 
-class MatchRequest(BaseModel):
+class MatchRequest(Body):
     game: str
     bots: list[str] = Field(description="bot name, name@version, id, or builtin:NAME")
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict, description="the game's options")
     seed: int | None = Field(None, ge=0, lt=2**63)
 
 
-class TournamentRequest(BaseModel):
+class TournamentRequest(Body):
     game: str
     bots: list[str] = Field(min_length=2, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
     seed: int | None = Field(None, ge=0, lt=2**63)
     games: int | None = Field(None, ge=1, le=10_000, description="liarsdice: games")
     runs: int | None = Field(None, ge=1, le=1_000, description="counting: runs of every pair")
+    concurrency: int | None = Field(
+        None, ge=1, le=256, description="counting: the arena matches the runs are shared out over"
+    )
 
 
 class UserWithToken(BaseModel):
@@ -120,6 +114,15 @@ class TokenCreated(BaseModel):
     token: str
 
 
+class Revoked(BaseModel):
+    revoked: int
+
+
+class Me(User):
+    usage: Usage
+    quotas: dict[str, int]
+
+
 class BotDetail(BaseModel):
     bot: Bot
     versions: list[Version]
@@ -130,25 +133,41 @@ class Uploaded(BaseModel):
     version: Version
 
 
-class Me(User):
-    usage: Usage
-    quotas: dict[str, int]
-
-
 class ErrorBody(BaseModel):
     error: str
 
 
 # -- errors ---------------------------------------------------------------------
-class BodyTooLarge(Exception):
+class BodyTooLarge(HTTPException):
+    # An HTTPException, so that FastAPI passes it on while reading a body (it turns other
+    # exceptions there into a 400).
     def __init__(self, limit: int) -> None:
-        super().__init__(f"the request body is larger than {limit} bytes")
+        super().__init__(413, f"the request body is larger than {limit} bytes")
 
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _field(loc: tuple[Any, ...] | list[Any]) -> str:
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in ("body", "query", "path", "header"):
+        parts = parts[1:]
+    return ".".join(parts)
+
+
+def validation_error(exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    unknown = [e for e in errors if e.get("type") == "extra_forbidden"]
+    if unknown:
+        names = ", ".join(repr(_field(e["loc"])) for e in unknown)
+        where = "query" if unknown[0]["loc"][0] == "query" else "request body"
+        return error(422, f"unknown field {names} in the {where}")
+    problems = "; ".join(f"{_field(e['loc']) or 'body'}: {e['msg']}" for e in errors)
+    return error(400, f"bad request: {problems}")
+
+
+# -- ASGI layers around the app --------------------------------------------------
 class BodyLimit:
     """Refuses bodies over the limit: at once from Content-Length, else while they arrive."""
 
@@ -189,687 +208,6 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
-
-
-# -- the route table (and the OpenAPI document built from it) --------------------------
-Handler = Callable[[Request], Awaitable[Response]]
-
-
-@dataclass
-class Endpoint:
-    method: str
-    path: str
-    summary: str
-    handler: Handler
-    auth: bool = False
-    body: type[BaseModel] | None = None
-    multipart: dict[str, str] | None = None
-    response: Any = None
-    status: int = 200
-    tags: list[str] = field(default_factory=list)
-
-
-class Api:
-    def __init__(self) -> None:
-        self.endpoints: list[Endpoint] = []
-
-    def route(
-        self, method: str, path: str, summary: str, **kw: Any
-    ) -> Callable[[Handler], Handler]:
-        def register(handler: Handler) -> Handler:
-            self.endpoints.append(Endpoint(method, path, summary, handler, **kw))
-            return handler
-
-        return register
-
-    def openapi(self) -> dict[str, Any]:
-        schemas: dict[str, Any] = {"Error": ErrorBody.model_json_schema()}
-
-        def ref(model: Any) -> dict[str, Any]:
-            if isinstance(model, type) and issubclass(model, BaseModel):
-                schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
-                for name, sub in schema.pop("$defs", {}).items():
-                    schemas[name] = sub
-                schemas[model.__name__] = schema
-                return {"$ref": f"#/components/schemas/{model.__name__}"}
-            if isinstance(model, list):
-                return {"type": "array", "items": ref(model[0])}
-            return {"type": "object"}
-
-        paths: dict[str, Any] = {}
-        for ep in self.endpoints:
-            op: dict[str, Any] = {"summary": ep.summary, "tags": ep.tags or ["api"]}
-            params = [
-                {"name": part[1:-1], "in": "path", "required": True, "schema": {"type": "string"}}
-                for part in ep.path.split("/")
-                if part.startswith("{")
-            ]
-            if params:
-                op["parameters"] = params
-            if ep.body is not None:
-                op["requestBody"] = {
-                    "required": True,
-                    "content": {"application/json": {"schema": ref(ep.body)}},
-                }
-            if ep.multipart is not None:
-                props = {
-                    k: (
-                        {"type": "string", "format": "binary", "description": v}
-                        if k == "file"
-                        else {"type": "string", "description": v}
-                    )
-                    for k, v in ep.multipart.items()
-                }
-                op["requestBody"] = {
-                    "required": True,
-                    "content": {
-                        "multipart/form-data": {
-                            "schema": {"type": "object", "properties": props, "required": ["file"]}
-                        }
-                    },
-                }
-            content = (
-                {"application/json": {"schema": ref(ep.response)}}
-                if ep.response is not None
-                else {}
-            )
-            op["responses"] = {
-                str(ep.status): {"description": "success", "content": content},
-                "4XX": {
-                    "description": "refused",
-                    "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}
-                    },
-                },
-            }
-            if ep.auth:
-                op["security"] = [{"token": []}]
-            paths.setdefault(ep.path, {})[ep.method.lower()] = op
-        return {
-            "openapi": "3.1.0",
-            "info": {
-                "title": "judge server",
-                "version": __version__,
-                "description": "Submit bots, run sandboxed matches, tournaments and a ladder.",
-            },
-            "paths": paths,
-            "components": {
-                "schemas": schemas,
-                "securitySchemes": {
-                    "token": {
-                        "type": "http",
-                        "scheme": "bearer",
-                        "description": "an API token: Authorization: Bearer jt_...",
-                    }
-                },
-            },
-        }
-
-
-def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIApp:
-    """The whole ASGI app: routes, pages, the body limit and the websocket refusal.
-
-    ``shutdown``, once set, ends every live stream (so a graceful stop is quick).
-    """
-    api = Api()
-    config = service.config
-    stream_end = shutdown or anyio.Event()
-
-    async def current_user(request: Request, *, required: bool) -> User | None:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        user = None
-        if header:
-            if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthorized("the Authorization header must be 'Bearer <token>'")
-            user = await service.authenticate(token.strip())
-            if user is None:
-                raise Unauthorized("unknown or revoked token")
-        if required and user is None:
-            raise Unauthorized("this needs a token: send 'Authorization: Bearer <token>'")
-        return user
-
-    async def need_user(request: Request) -> User:
-        user = await current_user(request, required=True)
-        assert user is not None
-        return user
-
-    async def body(request: Request, model: type[BaseModel]) -> Any:
-        raw = await request.body()
-        try:
-            return model.model_validate_json(raw or b"{}")
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()
-            )
-            raise BadRequest(f"bad request body: {problems}") from None
-
-    def ok(data: Any, status: int = 200) -> JSONResponse:
-        if isinstance(data, BaseModel):
-            data = data.model_dump(mode="json")
-        elif isinstance(data, list):
-            data = [d.model_dump(mode="json") if isinstance(d, BaseModel) else d for d in data]
-        return JSONResponse(data, status_code=status)
-
-    def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
-        raw = request.query_params.get(name)
-        if raw is None:
-            return default
-        if not raw.isdigit() or not low <= int(raw) <= high:
-            raise BadRequest(f"{name} must be a whole number from {low} to {high}")
-        return int(raw)
-
-    async def owners_of(match: Match) -> dict[int, int]:
-        owners = {}
-        for seat in match.seats:
-            if seat.bot_id is not None and seat.bot_id not in owners:
-                bot = await service.storage.get_bot(seat.bot_id)
-                if bot is not None:
-                    owners[seat.bot_id] = bot.owner_id
-        return owners
-
-    async def match_view(match: Match, viewer: User | None) -> dict[str, Any]:
-        data = match.model_dump(mode="json")
-        data["result"] = result_for(match, viewer, await owners_of(match))
-        return data
-
-    # -- general -----------------------------------------------------------
-    @api.route(
-        "GET", "/api/health", "Whether the server runs, and what it runs with", tags=["general"]
-    )
-    async def health(request: Request) -> Response:
-        return ok(
-            {
-                "ok": True,
-                "version": __version__,
-                "sandbox": service.sandbox.layer,
-                "running": len(service.running),
-                "concurrency": config.concurrency,
-            }
-        )
-
-    @api.route("GET", "/api/games", "The games, their options and built-in bots", tags=["general"])
-    async def games(request: Request) -> Response:
-        return ok(
-            [
-                {
-                    "name": name,
-                    "description": cls.description,
-                    "min_seats": cls.min_seats,
-                    "max_seats": cls.max_seats,
-                    "options": cls.Options.model_json_schema(),
-                    "builtins": list(builtin_bots(name)),
-                }
-                for name, cls in all_games().items()
-            ]
-        )
-
-    # -- accounts ------------------------------------------------------------
-    @api.route(
-        "POST",
-        "/api/users",
-        "Create an account (admin only, unless registration is open)",
-        body=NewUser,
-        response=UserWithToken,
-        status=201,
-        tags=["accounts"],
-    )
-    async def create_user(request: Request) -> Response:
-        actor = await current_user(request, required=not config.open_registration)
-        data = await body(request, NewUser)
-        user, token = await service.create_user(actor, data.name)
-        return ok(UserWithToken(user=user, token=token), 201)
-
-    @api.route("GET", "/api/users", "Every account", response=[User], tags=["accounts"])
-    async def list_users(request: Request) -> Response:
-        return ok(await service.storage.list_users())
-
-    @api.route(
-        "GET",
-        "/api/me",
-        "The account of the token, what it uses and its quotas",
-        auth=True,
-        response=Me,
-        tags=["accounts"],
-    )
-    async def me(request: Request) -> Response:
-        user = await need_user(request)
-        usage = await service.storage.usage(user.id, since=time.time() - 3600)
-        return ok(Me(**user.model_dump(), usage=usage, quotas=asdict(config.quotas)))
-
-    @api.route(
-        "POST",
-        "/api/tokens",
-        "A new API token for your account",
-        auth=True,
-        body=NewToken,
-        response=TokenCreated,
-        status=201,
-        tags=["accounts"],
-    )
-    async def create_token(request: Request) -> Response:
-        user = await need_user(request)
-        data = await body(request, NewToken)
-        token_id, token = await service.create_token(user, data.label)
-        return ok(TokenCreated(id=token_id, token=token), 201)
-
-    @api.route(
-        "GET", "/api/tokens", "Your tokens (never the secrets)", auth=True, tags=["accounts"]
-    )
-    async def list_tokens(request: Request) -> Response:
-        user = await need_user(request)
-        return ok(await service.storage.list_tokens(user.id))
-
-    @api.route(
-        "DELETE",
-        "/api/tokens/{token_id}",
-        "Revoke one of your tokens",
-        auth=True,
-        tags=["accounts"],
-    )
-    async def revoke_token(request: Request) -> Response:
-        user = await need_user(request)
-        raw = request.path_params["token_id"]
-        if not raw.isdigit() or not await service.storage.revoke_token(user.id, int(raw)):
-            raise NotFound(f"you have no token {raw}")
-        return ok({"revoked": int(raw)})
-
-    # -- bots ----------------------------------------------------------------------
-    async def receive_upload(request: Request) -> tuple[dict[str, str], Path, str, int]:
-        """The form fields and the uploaded file, written to the uploads directory."""
-        try:
-            async with request.form(max_files=1, max_fields=8, max_part_size=4096) as form:
-                upload = form.get("file")
-                if not isinstance(upload, UploadFile) or not upload.filename:
-                    raise BadRequest("the form needs a file field named 'file' with a file name")
-                fields = {k: v for k, v in form.items() if isinstance(v, str)}
-                dest = config.uploads_dir / f"{uuid.uuid4().hex}.upload"
-                try:
-                    size = await trio.to_thread.run_sync(
-                        read_limited, upload.file, dest, config.limits.upload_bytes
-                    )
-                except UploadRefused as exc:
-                    dest.unlink(missing_ok=True)
-                    raise ServiceError(str(exc)) from None
-                return fields, dest, upload.filename, size
-        except HTTPException as exc:  # multipart parse errors
-            raise BadRequest(f"bad multipart form: {exc.detail}") from None
-
-    @api.route("GET", "/api/bots", "Bots (?game=, ?owner=)", response=[Bot], tags=["bots"])
-    async def list_bots(request: Request) -> Response:
-        owner_id = None
-        if owner := request.query_params.get("owner"):
-            users = {u.name: u.id for u in await service.storage.list_users()}
-            if owner not in users:
-                return ok([])
-            owner_id = users[owner]
-        return ok(
-            await service.storage.list_bots(
-                game=request.query_params.get("game"), owner_id=owner_id
-            )
-        )
-
-    @api.route(
-        "POST",
-        "/api/bots",
-        "Register a bot with its first version (multipart upload)",
-        auth=True,
-        status=202,
-        response=Uploaded,
-        tags=["bots"],
-        multipart={
-            "name": "bot name",
-            "game": "game",
-            "file": "a program, script (.py .js .c) or .tar.gz/.zip with bot.toml",
-        },
-    )
-    async def create_bot(request: Request) -> Response:
-        user = await need_user(request)
-        fields, path, filename, size = await receive_upload(request)
-        try:
-            bot, version = await service.upload(
-                user,
-                upload=path,
-                filename=filename,
-                size=size,
-                name=fields.get("name", ""),
-                game=fields.get("game", ""),
-            )
-        finally:
-            path.unlink(missing_ok=True)
-        return ok(Uploaded(bot=bot, version=version), 202)
-
-    @api.route(
-        "GET", "/api/bots/{ref}", "A bot and its versions", response=BotDetail, tags=["bots"]
-    )
-    async def get_bot(request: Request) -> Response:
-        viewer = await current_user(request, required=False)
-        bot = await service.bot_or_404(request.path_params["ref"])
-        versions = await service.storage.list_versions(bot.id)
-        mine = viewer is not None and (viewer.id == bot.owner_id or viewer.is_admin)
-        if not mine:  # check messages carry the bot's stderr: its owner's business only
-            versions = [
-                v.model_copy(update={"message": ""}) if v.state == "failed" else v for v in versions
-            ]
-        return ok(BotDetail(bot=bot, versions=versions))
-
-    @api.route(
-        "POST",
-        "/api/bots/{ref}/versions",
-        "Upload a new version of your bot",
-        auth=True,
-        status=202,
-        response=Uploaded,
-        tags=["bots"],
-        multipart={"file": "a program, script or archive, as for a new bot"},
-    )
-    async def new_version(request: Request) -> Response:
-        user = await need_user(request)
-        bot = await service.bot_or_404(request.path_params["ref"])
-        service.require_owner(user, bot)
-        _, path, filename, size = await receive_upload(request)
-        try:
-            bot, version = await service.upload(
-                user, upload=path, filename=filename, size=size, bot=bot
-            )
-        finally:
-            path.unlink(missing_ok=True)
-        return ok(Uploaded(bot=bot, version=version), 202)
-
-    @api.route(
-        "GET",
-        "/api/bots/{ref}/versions/{version}",
-        "One version and its check",
-        response=Version,
-        tags=["bots"],
-    )
-    async def get_version(request: Request) -> Response:
-        viewer = await current_user(request, required=False)
-        bot = await service.bot_or_404(request.path_params["ref"])
-        raw = request.path_params["version"]
-        version = await service.storage.get_version(bot.id, int(raw)) if raw.isdigit() else None
-        if version is None:
-            raise NotFound(f"{bot.name} has no version {raw}")
-        if version.state == "failed" and not (
-            viewer is not None and (viewer.id == bot.owner_id or viewer.is_admin)
-        ):
-            version = version.model_copy(update={"message": ""})
-        return ok(version)
-
-    @api.route(
-        "PATCH",
-        "/api/bots/{ref}",
-        "Enable or disable your bot",
-        auth=True,
-        body=BotPatch,
-        response=Bot,
-        tags=["bots"],
-    )
-    async def patch_bot(request: Request) -> Response:
-        user = await need_user(request)
-        bot = await service.bot_or_404(request.path_params["ref"])
-        service.require_owner(user, bot)
-        data = await body(request, BotPatch)
-        return ok(await service.set_bot(user, bot, enabled=data.enabled, deleted=None))
-
-    @api.route(
-        "DELETE",
-        "/api/bots/{ref}",
-        "Delete your bot (its files; matches stay)",
-        auth=True,
-        response=Bot,
-        tags=["bots"],
-    )
-    async def delete_bot(request: Request) -> Response:
-        user = await need_user(request)
-        bot = await service.bot_or_404(request.path_params["ref"])
-        updated = await service.set_bot(user, bot, enabled=False, deleted=True)
-        await trio.to_thread.run_sync(
-            lambda: shutil.rmtree(config.bots_dir / str(bot.id), ignore_errors=True)
-        )
-        return ok(updated)
-
-    # -- matches -------------------------------------------------------------------
-    @api.route(
-        "GET",
-        "/api/matches",
-        "Matches, newest first (?game= ?bot= ?status= ?kind= ?tournament= ?limit= ?offset=)",
-        response=[Match],
-        tags=["matches"],
-    )
-    async def list_matches(request: Request) -> Response:
-        q = request.query_params
-        bot_id = None
-        if q.get("bot"):
-            bot_id = (await service.bot_or_404(q["bot"])).id
-        status = q.get("status")
-        if status is not None and status not in ("queued", "running", *FINAL):
-            raise BadRequest(f"unknown status {status!r}")
-        matches = await service.storage.list_matches(
-            game=q.get("game"),
-            bot_id=bot_id,
-            status=status,  # type: ignore[arg-type]
-            kind=q.get("kind"),
-            tournament_id=q.get("tournament"),
-            limit=int_param(request, "limit", 50, 1, 500),
-            offset=int_param(request, "offset", 0, 0, 10**9),
-        )
-        viewer = await current_user(request, required=False)
-        return ok([await match_view(m, viewer) for m in matches])
-
-    @api.route(
-        "POST",
-        "/api/matches",
-        "Request a match; it is queued",
-        auth=True,
-        body=MatchRequest,
-        response=Match,
-        status=202,
-        tags=["matches"],
-    )
-    async def create_match(request: Request) -> Response:
-        user = await need_user(request)
-        data = await body(request, MatchRequest)
-        match = await service.request_match(user, data.game, data.bots, data.options, data.seed)
-        return ok(match, 202)
-
-    @api.route(
-        "GET",
-        "/api/matches/{match_id}",
-        "A match: status and result",
-        response=Match,
-        tags=["matches"],
-    )
-    async def get_match(request: Request) -> Response:
-        viewer = await current_user(request, required=False)
-        match = await service.match_or_404(request.path_params["match_id"])
-        return ok(await match_view(match, viewer))
-
-    @api.route(
-        "DELETE",
-        "/api/matches/{match_id}",
-        "Cancel a queued or running match you requested (the admin: any)",
-        auth=True,
-        response=Match,
-        tags=["matches"],
-    )
-    async def cancel_match(request: Request) -> Response:
-        user = await need_user(request)
-        match = await service.match_or_404(request.path_params["match_id"])
-        return ok(await service.cancel_match(user, match))
-
-    @api.route(
-        "GET",
-        "/api/matches/{match_id}/replay",
-        "The replay file (complete lines so far while the match runs)",
-        tags=["matches"],
-    )
-    async def replay(request: Request) -> Response:
-        match = await service.match_or_404(request.path_params["match_id"])
-        path = config.replay_path(match.id)
-        if match.status in ("queued", "cancelled") or not path.exists():
-            raise NotFound(f"match {match.id} has no replay ({match.status})")
-        name = f"{match.game}-{match.id}.replay"
-        headers = {"x-match-status": match.status}
-        if match.status in FINAL and match.id not in service.running:
-            return FileResponse(
-                path, media_type="text/plain; charset=utf-8", filename=name, headers=headers
-            )
-        reader = ReplayLines(path)
-
-        async def so_far() -> AsyncIterator[bytes]:
-            try:
-                while batch := await trio.to_thread.run_sync(reader.batch):
-                    yield "".join(line + "\n" for line in batch).encode()
-            finally:
-                reader.close()
-
-        return StreamingResponse(so_far(), media_type="text/plain; charset=utf-8", headers=headers)
-
-    @api.route(
-        "GET",
-        "/api/matches/{match_id}/live",
-        "Server-Sent Events: every replay line ('line' events, id = line index), "
-        "then an 'end' event with the result; resumes after Last-Event-ID",
-        tags=["matches"],
-    )
-    async def live(request: Request) -> Response:
-        viewer = await current_user(request, required=False)
-        match = await service.match_or_404(request.path_params["match_id"])
-        after = -1
-        resume = request.headers.get("last-event-id") or request.query_params.get("after")
-        if resume is not None:
-            if not resume.lstrip("-").isdigit():
-                raise BadRequest("Last-Event-ID / after must be a line index")
-            after = int(resume)
-
-        async def events() -> AsyncIterator[dict[str, Any]]:
-            async for index, line in service.stream(match.id, after):
-                yield {"id": str(index), "event": "line", "data": line}
-            final = await service.storage.get_match(match.id)
-            if final is not None and final.status in FINAL:
-                view = await match_view(final, viewer)
-                yield {
-                    "event": "end",
-                    "data": json.dumps(
-                        {"status": view["status"], "error": view["error"], "result": view["result"]}
-                    ),
-                }
-
-        return EventSourceResponse(
-            events(), ping=15, shutdown_event=stream_end, headers={"x-accel-buffering": "no"}
-        )
-
-    # -- ladder and tournaments ------------------------------------------------
-    @api.route("GET", "/api/leaderboard/{game}", "The ladder of a game, by μ−3σ", tags=["ladder"])
-    async def leaderboard(request: Request) -> Response:
-        return ok(await service.leaderboard(request.path_params["game"]))
-
-    @api.route(
-        "GET",
-        "/api/tournaments",
-        "Tournaments, newest first (?game=)",
-        response=[Tournament],
-        tags=["tournaments"],
-    )
-    async def list_tournaments(request: Request) -> Response:
-        return ok(await service.storage.list_tournaments(game=request.query_params.get("game")))
-
-    @api.route(
-        "POST",
-        "/api/tournaments",
-        "Start a tournament: every pairing (two-seat games) or table of all "
-        "(free-for-all games) played `rounds` times",
-        auth=True,
-        body=TournamentRequest,
-        response=Tournament,
-        status=202,
-        tags=["tournaments"],
-    )
-    async def create_tournament(request: Request) -> Response:
-        user = await need_user(request)
-        data = await body(request, TournamentRequest)
-        settings = {"options": data.options, "seed": data.seed}
-        settings.update({k: v for k, v in (("games", data.games), ("runs", data.runs)) if v})
-        tournament = await service.create_tournament(user, data.game, data.bots, settings)
-        return ok(tournament, 202)
-
-    @api.route(
-        "GET",
-        "/api/tournaments/{tid}",
-        "A tournament: progress and standings",
-        response=Tournament,
-        tags=["tournaments"],
-    )
-    async def get_tournament(request: Request) -> Response:
-        tournament = await service.storage.get_tournament(request.path_params["tid"])
-        if tournament is None:
-            raise NotFound(f"no tournament {request.path_params['tid']!r}")
-        return ok(tournament)
-
-    # -- documents and pages -------------------------------------------------
-    document = api.openapi()
-
-    async def openapi(request: Request) -> Response:
-        return JSONResponse(document)
-
-    def page(name: str) -> Handler:
-        html = (STATIC / name).read_text().replace("<!--REPLAY-ASSETS-->", replay_assets())
-
-        async def serve_page(request: Request) -> Response:
-            return HTMLResponse(html, headers={"cache-control": "no-cache"})
-
-        return serve_page
-
-    async def service_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ServiceError)
-        return error(exc.status, exc.message)
-
-    async def too_large(request: Request, exc: Exception) -> Response:
-        response = error(413, str(exc))
-        response.headers["connection"] = "close"
-        return response
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return error(exc.status_code, str(exc.detail))
-
-    async def internal(request: Request, exc: Exception) -> Response:
-        log.exception("request failed", path=request.url.path)
-        return error(500, "internal error (logged on the server)")
-
-    routes: list[Route | Mount] = [
-        Route(ep.path, ep.handler, methods=[ep.method]) for ep in api.endpoints
-    ]
-    routes.append(Route("/openapi.json", openapi, methods=["GET"]))
-    routes.append(Route("/docs", page("docs.html"), methods=["GET"]))
-    routes += [Route(path, page(name), methods=["GET"]) for path, name in PAGES.items()]
-    routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    if REPLAY_STATIC.is_dir():
-        routes.append(
-            Mount("/replay-static", StaticFiles(directory=REPLAY_STATIC), name="replay-static")
-        )
-
-    app = Starlette(
-        routes=routes,
-        exception_handlers={
-            ServiceError: service_error,
-            BodyTooLarge: too_large,
-            HTTPException: http_error,
-            Exception: internal,
-        },
-    )
-    app.state.service = service
-    app.state.api = api
-
-    def limit_for(scope: Scope) -> int:
-        path = scope.get("path", "")
-        if scope.get("method") == "POST" and (path == "/api/bots" or path.endswith("/versions")):
-            return config.limits.upload_bytes + MULTIPART_SLACK
-        return config.json_body_bytes
-
-    limiter = RateLimit(BodyLimit(app, limit_for), lambda: config.quotas.requests_per_minute)
-    return NoWebsockets(limiter)
 
 
 class RateLimit:
@@ -932,3 +270,435 @@ class NoWebsockets:
             await send({"type": "websocket.close", "code": 1008})
             return
         await self.app(scope, receive, send)
+
+
+# -- the app ------------------------------------------------------------------------
+bearer = HTTPBearer(
+    scheme_name="token",
+    description="an API token: Authorization: Bearer jt_...",
+    auto_error=False,
+)
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+async def reject_unknown_query(request: Request) -> None:
+    """Query parameters a route does not declare are refused (422), like unknown body fields."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = _query_names(route.dependant)
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise RequestValidationError(
+            [
+                {"type": "extra_forbidden", "loc": ("query", name), "msg": "unknown"}
+                for name in unknown
+            ]
+        )
+
+
+def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIApp:
+    """The whole ASGI app: routes, pages, the body and rate limits, the websocket refusal.
+
+    ``shutdown``, once set, ends every live stream (so a graceful stop is quick).
+    """
+    config = service.config
+    accounts, catalog, scheduler = service.accounts, service.catalog, service.scheduler
+    stream_end = shutdown or anyio.Event()
+
+    async def viewer(request: Request) -> User | None:
+        header = request.headers.get("authorization", "")
+        return await accounts.user_from_header(header, required=False)
+
+    async def need_user(
+        request: Request,
+        _: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+    ) -> User:
+        header = request.headers.get("authorization", "")
+        user = await accounts.user_from_header(header, required=True)
+        assert user is not None
+        return user
+
+    Viewer = Annotated[User | None, Depends(viewer)]
+    Writer = Annotated[User, Depends(need_user)]
+    refused: dict[int | str, dict[str, Any]] = {
+        "4XX": {"model": ErrorBody, "description": "refused"}
+    }
+    api = APIRouter(prefix="/api", dependencies=[Depends(reject_unknown_query)], responses=refused)
+
+    # -- general -----------------------------------------------------------
+    @api.get("/health", tags=["general"], summary="Whether the server runs, and what it runs with")
+    async def health() -> dict[str, Any]:
+        return service.health()
+
+    @api.get("/games", tags=["general"], summary="The games, their options and built-in bots")
+    async def games() -> list[dict[str, Any]]:
+        return service.games()
+
+    # -- accounts ------------------------------------------------------------
+    @api.post(
+        "/users",
+        tags=["accounts"],
+        status_code=201,
+        response_model=UserWithToken,
+        summary="Create an account (admin only, unless registration is open)",
+    )
+    async def create_user(request: Request, data: NewUser) -> UserWithToken:
+        header = request.headers.get("authorization", "")
+        actor = await accounts.user_from_header(header, required=not config.open_registration)
+        user, token = await accounts.create_user(actor, data.name)
+        return UserWithToken(user=user, token=token)
+
+    @api.get("/users", tags=["accounts"], summary="Every account")
+    async def list_users() -> list[User]:
+        return await accounts.list_users()
+
+    @api.get(
+        "/me",
+        tags=["accounts"],
+        response_model=Me,
+        summary="The account of the token, what it uses and its quotas",
+    )
+    async def me(user: Writer) -> dict[str, Any]:
+        return await accounts.me(user)
+
+    @api.post(
+        "/tokens",
+        tags=["accounts"],
+        status_code=201,
+        summary="A new API token for your account",
+    )
+    async def create_token(user: Writer, data: NewToken | None = None) -> TokenCreated:
+        token_id, token = await accounts.create_token(user, data.label if data else "")
+        return TokenCreated(id=token_id, token=token)
+
+    @api.get("/tokens", tags=["accounts"], summary="Your tokens (never the secrets)")
+    async def list_tokens(user: Writer) -> list[Token]:
+        return await accounts.list_tokens(user)
+
+    @api.delete("/tokens/{token_id}", tags=["accounts"], summary="Revoke one of your tokens")
+    async def revoke_token(user: Writer, token_id: str) -> Revoked:
+        return Revoked(revoked=await accounts.revoke_token(user, token_id))
+
+    # -- bots ----------------------------------------------------------------------
+    async def receive_upload(
+        request: Request, allowed: set[str]
+    ) -> tuple[dict[str, str], Path, str, int]:
+        """The form fields and the uploaded file, written to the uploads directory."""
+        try:
+            async with request.form(max_files=1, max_fields=8, max_part_size=4096) as form:
+                unknown = sorted(set(form.keys()) - allowed)
+                if unknown:
+                    raise RequestValidationError(
+                        [
+                            {"type": "extra_forbidden", "loc": ("body", name), "msg": "unknown"}
+                            for name in unknown
+                        ]
+                    )
+                upload = form.get("file")
+                if not isinstance(upload, UploadFile) or not upload.filename:
+                    raise BadRequest("the form needs a file field named 'file' with a file name")
+                fields = {k: v for k, v in form.items() if isinstance(v, str)}
+                dest = config.uploads_dir / f"{uuid.uuid4().hex}.upload"
+                try:
+                    size = await trio.to_thread.run_sync(
+                        read_limited, upload.file, dest, config.limits.upload_bytes
+                    )
+                except UploadRefused as exc:
+                    dest.unlink(missing_ok=True)
+                    raise ServiceError(str(exc)) from None
+                return fields, dest, upload.filename, size
+        except HTTPException as exc:  # multipart parse errors
+            if isinstance(exc, BodyTooLarge):
+                raise
+            raise BadRequest(f"bad multipart form: {exc.detail}") from None
+
+    def multipart(fields: dict[str, str]) -> dict[str, Any]:
+        props = {
+            name: {"type": "string", "format": "binary", "description": what}
+            if name == "file"
+            else {"type": "string", "description": what}
+            for name, what in fields.items()
+        }
+        schema = {
+            "type": "object",
+            "properties": props,
+            "required": list(fields),
+            "additionalProperties": False,
+        }
+        return {
+            "requestBody": {
+                "required": True,
+                "content": {"multipart/form-data": {"schema": schema}},
+            }
+        }
+
+    @api.get("/bots", tags=["bots"], summary="Bots (?game=, ?owner=)")
+    async def list_bots(game: str | None = None, owner: str | None = None) -> list[Bot]:
+        owner_id = None
+        if owner:
+            owner_id = await accounts.user_id(owner)
+            if owner_id is None:
+                return []
+        return await catalog.list_bots(game, owner_id)
+
+    new_bot_form = {
+        "name": "bot name",
+        "game": "game",
+        "file": "a program, script (.py .js .c) or .tar.gz/.zip with bot.toml",
+    }
+
+    @api.post(
+        "/bots",
+        tags=["bots"],
+        status_code=202,
+        summary="Register a bot with its first version (multipart upload)",
+        openapi_extra=multipart(new_bot_form),
+    )
+    async def create_bot(request: Request, user: Writer) -> Uploaded:
+        fields, path, filename, size = await receive_upload(request, set(new_bot_form))
+        try:
+            bot, version = await catalog.upload(
+                user,
+                upload=path,
+                filename=filename,
+                size=size,
+                name=fields.get("name", ""),
+                game=fields.get("game", ""),
+            )
+        finally:
+            path.unlink(missing_ok=True)
+        return Uploaded(bot=bot, version=version)
+
+    @api.get("/bots/{ref}", tags=["bots"], summary="A bot and its versions")
+    async def get_bot(ref: str, who: Viewer) -> BotDetail:
+        bot, versions = await catalog.bot_detail(ref, who)
+        return BotDetail(bot=bot, versions=versions)
+
+    version_form = {"file": "a program, script or archive, as for a new bot"}
+
+    @api.post(
+        "/bots/{ref}/versions",
+        tags=["bots"],
+        status_code=202,
+        summary="Upload a new version of your bot",
+        openapi_extra=multipart(version_form),
+    )
+    async def new_version(request: Request, ref: str, user: Writer) -> Uploaded:
+        catalog.require_owner(user, await catalog.bot_or_404(ref))
+        _, path, filename, size = await receive_upload(request, set(version_form))
+        try:
+            bot, version = await catalog.upload(
+                user, upload=path, filename=filename, size=size, bot_ref=ref
+            )
+        finally:
+            path.unlink(missing_ok=True)
+        return Uploaded(bot=bot, version=version)
+
+    @api.get("/bots/{ref}/versions/{version}", tags=["bots"], summary="One version and its check")
+    async def get_version(ref: str, version: str, who: Viewer) -> Version:
+        return await catalog.version_detail(ref, version, who)
+
+    @api.patch("/bots/{ref}", tags=["bots"], summary="Enable or disable your bot")
+    async def patch_bot(ref: str, user: Writer, data: BotPatch) -> Bot:
+        return await catalog.set_enabled(user, ref, data.enabled)
+
+    @api.delete("/bots/{ref}", tags=["bots"], summary="Delete your bot (its files; matches stay)")
+    async def delete_bot(ref: str, user: Writer) -> Bot:
+        return await catalog.delete_bot(user, ref)
+
+    # -- matches -------------------------------------------------------------------
+    @api.get(
+        "/matches",
+        tags=["matches"],
+        response_model=list[Match],
+        summary="Matches, newest first "
+        "(?game= ?bot= ?status= ?kind= ?tournament= ?limit= ?offset=)",
+    )
+    async def list_matches(
+        who: Viewer,
+        game: str | None = None,
+        bot: str | None = None,
+        status: MatchStatus | None = None,
+        kind: str | None = None,
+        tournament: str | None = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+    ) -> list[dict[str, Any]]:
+        return await scheduler.list_matches(
+            who,
+            game=game,
+            bot=bot,
+            status=status,
+            kind=kind,
+            tournament_id=tournament,
+            limit=limit,
+            offset=offset,
+        )
+
+    @api.post(
+        "/matches", tags=["matches"], status_code=202, summary="Request a match; it is queued"
+    )
+    async def create_match(user: Writer, data: MatchRequest) -> Match:
+        return await scheduler.request_match(user, data.game, data.bots, data.options, data.seed)
+
+    @api.get(
+        "/matches/{match_id}",
+        tags=["matches"],
+        response_model=Match,
+        summary="A match: status and result",
+    )
+    async def get_match(match_id: str, who: Viewer) -> dict[str, Any]:
+        return await scheduler.view(await scheduler.match_or_404(match_id), who)
+
+    @api.delete(
+        "/matches/{match_id}",
+        tags=["matches"],
+        response_model=Match,
+        summary="Cancel a queued or running match you requested (the admin: any)",
+    )
+    async def cancel_match(match_id: str, user: Writer) -> dict[str, Any]:
+        return await scheduler.view(await scheduler.cancel(user, match_id), user)
+
+    @api.get(
+        "/matches/{match_id}/replay",
+        tags=["matches"],
+        summary="The replay file (complete lines so far while the match runs)",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/plain": {}}, "description": "the replay"}},
+    )
+    async def replay(match_id: str) -> Response:
+        match, chunks = await scheduler.replay(match_id)
+        headers: dict[str, str] = {"x-match-status": match.status}
+        if match.status in FINAL:
+            name = f"{match.game}-{match.id}.replay"
+            headers["content-disposition"] = f'attachment; filename="{name}"'
+        return StreamingResponse(chunks, media_type="text/plain; charset=utf-8", headers=headers)
+
+    @api.get(
+        "/matches/{match_id}/live",
+        tags=["matches"],
+        summary="Server-Sent Events: every replay line ('line' events, id = line index), "
+        "then an 'end' event with the result; resumes after Last-Event-ID",
+        response_class=EventSourceResponse,
+        responses={200: {"content": {"text/event-stream": {}}, "description": "the events"}},
+    )
+    async def live(
+        request: Request, match_id: str, who: Viewer, after: str | None = None
+    ) -> Response:
+        match = await scheduler.match_or_404(match_id)
+        first = -1
+        resume = request.headers.get("last-event-id") or after
+        if resume is not None:
+            if not resume.lstrip("-").isdigit():
+                raise BadRequest("Last-Event-ID / after must be a line index")
+            first = int(resume)
+
+        async def events() -> AsyncIterator[dict[str, Any]]:
+            async for index, line in scheduler.stream(match.id, first):
+                yield {"id": str(index), "event": "line", "data": line}
+            final = await scheduler.match_or_404(match.id)
+            if final.status in FINAL:
+                view = await scheduler.view(final, who)
+                yield {
+                    "event": "end",
+                    "data": json.dumps(
+                        {"status": view["status"], "error": view["error"], "result": view["result"]}
+                    ),
+                }
+
+        return EventSourceResponse(
+            events(), ping=15, shutdown_event=stream_end, headers={"x-accel-buffering": "no"}
+        )
+
+    # -- ladder and tournaments ------------------------------------------------
+    @api.get("/leaderboard/{game}", tags=["ladder"], summary="The ladder of a game, by μ−3σ")
+    async def leaderboard(game: str) -> list[dict[str, Any]]:
+        return await service.ladder.leaderboard(game)
+
+    @api.get("/tournaments", tags=["tournaments"], summary="Tournaments, newest first (?game=)")
+    async def list_tournaments(game: str | None = None) -> list[Tournament]:
+        return await service.tournaments.list_all(game)
+
+    @api.post(
+        "/tournaments",
+        tags=["tournaments"],
+        status_code=202,
+        summary="Start a tournament in the game's own format (docs/tournaments.md)",
+    )
+    async def create_tournament(user: Writer, data: TournamentRequest) -> Tournament:
+        settings: dict[str, Any] = {"options": data.options, "seed": data.seed}
+        extra = {"games": data.games, "runs": data.runs, "concurrency": data.concurrency}
+        settings.update({k: v for k, v in extra.items() if v})
+        return await service.tournaments.create(user, data.game, data.bots, settings)
+
+    @api.get(
+        "/tournaments/{tid}", tags=["tournaments"], summary="A tournament: progress and standings"
+    )
+    async def get_tournament(tid: str) -> Tournament:
+        return await service.tournaments.get(tid)
+
+    # -- the app, pages and static files --------------------------------------------
+    app = FastAPI(
+        title="judge server",
+        version=__version__,
+        description="Submit bots, run sandboxed matches, tournaments and a ladder.",
+        docs_url=None,  # /docs is our own page: Swagger UI would load from a CDN
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.include_router(api)
+
+    def page(name: str) -> Callable[[Request], Any]:
+        html = (STATIC / name).read_text().replace("<!--REPLAY-ASSETS-->", replay_assets())
+
+        async def serve_page(request: Request) -> Response:
+            return HTMLResponse(html, headers={"cache-control": "no-cache"})
+
+        return serve_page
+
+    for path, name in PAGES.items():
+        app.router.routes.append(Route(path, page(name), methods=["GET"]))
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    if REPLAY_STATIC.is_dir():
+        app.mount("/replay-static", StaticFiles(directory=REPLAY_STATIC), name="replay-static")
+
+    async def service_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ServiceError)
+        return error(exc.status, exc.message)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        response = error(exc.status_code, str(exc.detail))
+        if isinstance(exc, BodyTooLarge):
+            response.headers["connection"] = "close"
+        return response
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return validation_error(exc)
+
+    async def internal(request: Request, exc: Exception) -> Response:
+        log.exception("request failed", path=request.url.path)
+        return error(500, "internal error (logged on the server)")
+
+    app.add_exception_handler(ServiceError, service_error)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(Exception, internal)
+    app.state.service = service
+
+    def limit_for(scope: Scope) -> int:
+        path = scope.get("path", "")
+        if scope.get("method") == "POST" and (path == "/api/bots" or path.endswith("/versions")):
+            return config.limits.upload_bytes + MULTIPART_SLACK
+        return config.json_body_bytes
+
+    limiter = RateLimit(BodyLimit(app, limit_for), lambda: config.quotas.requests_per_minute)
+    return NoWebsockets(limiter)

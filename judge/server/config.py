@@ -49,9 +49,16 @@ class ServerConfig:
     # Accounts can be created by anyone (a class); otherwise only the admin creates them.
     open_registration: bool = False
 
+    # The database by URL; None: sqlite in the data directory (judge.sqlite3).
+    db: str | None = None
+
     @property
     def db_path(self) -> Path:
         return self.data / "judge.sqlite3"
+
+    @property
+    def db_url(self) -> str:
+        return self.db if self.db else f"sqlite:///{self.db_path.resolve()}"
 
     @property
     def bots_dir(self) -> Path:

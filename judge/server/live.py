@@ -8,7 +8,7 @@ The ``#result`` line is held back until the result is committed to storage.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -176,23 +176,24 @@ def last_line(path: Path, limit: int = 1 << 20) -> str | None:
         return None
 
 
-async def lines_of(hub: Hub, match_id: str, replay: Path, after: int = -1) -> AsyncIterator[Line]:
-    """Every line of a match with an index above ``after``: from its file, then live."""
+async def lines_of(
+    hub: Hub,
+    match_id: str,
+    stored: Callable[[], AsyncIterator[list[str]]],
+    after: int = -1,
+) -> AsyncIterator[Line]:
+    """Every line of a match with an index above ``after``: stored so far, then live."""
     live = hub.get(match_id)
     receive = live.watch() if live is not None else None
     sent = after
     if live is None or live.started:
-        reader = ReplayLines(replay)
         index = -1
-        try:
-            while batch := await trio.to_thread.run_sync(reader.batch):
-                for line in batch:
-                    index += 1
-                    if index > sent:
-                        sent = index
-                        yield index, line
-        finally:
-            reader.close()
+        async for batch in stored():
+            for line in batch:
+                index += 1
+                if index > sent:
+                    sent = index
+                    yield index, line
     if receive is None:
         return
     async with receive:

@@ -1,8 +1,9 @@
 """``judge serve``: the service and the ASGI app in one trio nursery.
 
 anycorn (an anyio fork of hypercorn) serves the app: hypercorn 0.18's trio worker exits on
-one malformed websocket upgrade (hypercorn#225); anycorn survives it, but must be stopped
-through its ``shutdown_trigger``, never by cancelling it, so shutdown is an event here.
+one malformed websocket upgrade (hypercorn#225), so hypercorn is not used; anycorn survives
+it, but must be stopped through its ``shutdown_trigger``, never by cancelling it, so
+shutdown is an event here.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from anycorn import Config, serve
 from judge.sandbox import Sandbox
 from judge.server.app import build_app
 from judge.server.config import ServerConfig
+from judge.server.db import storage_for
 from judge.server.service import Service
-from judge.server.sqlite import SQLiteStorage
 
 log = structlog.get_logger("judge.server")
 
@@ -53,7 +54,7 @@ async def run_server(
         # Fail before anything starts: anycorn's own bind error arrives tangled with its
         # lifespan task's cancellation.
         _check_bindable(config.host, config.port)
-    service = Service(config, SQLiteStorage(config.db_path), sandbox)
+    service = Service(config, storage_for(config.db_url), sandbox)
     await service.open()
     streams_end = anyio.Event()
     app = build_app(service, shutdown=streams_end)
@@ -84,6 +85,7 @@ async def run_server(
             for bind in binds:
                 announce(f"listening on {bind}")
             announce(f"sandbox: {service.sandbox.describe()}")
+            announce(f"database: {config.db_url.split('://', 1)[0]}")
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
 
                 async def on_signal() -> None:

@@ -1,0 +1,35 @@
+"""Storage chosen by URL: ``sqlite:///relative.db`` or ``sqlite:////absolute.db``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judge.server.storage import Storage
+
+SCHEMES = ("sqlite",)
+
+
+class BadDatabaseURL(ValueError):
+    """The URL names no backend this judge has, or is malformed; the message says which."""
+
+
+def storage_for(url: str) -> Storage:
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise BadDatabaseURL(f"{url!r} is not a database URL (e.g. sqlite:///judge.sqlite3)")
+    if scheme == "sqlite":
+        from judge.server.sqlite import SQLiteStorage
+
+        if not rest.startswith("/") or rest == "/":
+            raise BadDatabaseURL(
+                f"{url!r}: a SQLite URL is sqlite:///relative/path or sqlite:////absolute/path"
+            )
+        return SQLiteStorage(Path(rest[1:]))
+    raise BadDatabaseURL(
+        f"{url!r}: no storage backend for {scheme!r} (this judge has: {', '.join(SCHEMES)})"
+    )
+
+
+def sqlite_url(path: Path) -> str:
+    path = path.resolve()
+    return f"sqlite:///{path}"

@@ -1,0 +1,146 @@
+"""What the server does, independent of HTTP, split by responsibility:
+
+- ``accounts``: users and tokens;
+- ``catalog``: bots, versions, uploads, quotas, builds and smoke checks;
+- ``scheduler``: the match queue, running and cancelling matches, live lines and replays;
+- ``ladder``: rated matchmaking and the leaderboard;
+- ``tournaments``: planned, queued and followed tournaments.
+
+``Service`` wires them over one storage, one blob store and one sandbox; the HTTP routes call
+these parts, never storage.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import trio
+
+from judge import __version__
+from judge.bots import builtin_bots
+from judge.games import all_games
+from judge.sandbox import Sandbox
+from judge.server.blobs import BlobStore, LocalBlobStore
+from judge.server.config import ServerConfig
+from judge.server.records import Match, MatchStatus
+from judge.server.service.accounts import Accounts
+from judge.server.service.catalog import Catalog
+from judge.server.service.common import (
+    FINAL,
+    BadRequest,
+    Context,
+    Forbidden,
+    NotFound,
+    QuotaExceeded,
+    ServiceError,
+    Taken,
+    Unauthorized,
+    hash_token,
+    new_token,
+    result_for,
+)
+from judge.server.service.ladder import Ladder
+from judge.server.service.scheduler import Scheduler
+from judge.server.service.tournaments import Tournaments
+from judge.server.storage import Storage
+
+__all__ = [
+    "FINAL",
+    "BadRequest",
+    "Forbidden",
+    "NotFound",
+    "QuotaExceeded",
+    "Service",
+    "ServiceError",
+    "Taken",
+    "Unauthorized",
+    "hash_token",
+    "new_token",
+    "result_for",
+]
+
+
+class Service:
+    def __init__(
+        self,
+        config: ServerConfig,
+        storage: Storage,
+        sandbox: Sandbox | None = None,
+        blobs: BlobStore | None = None,
+    ) -> None:
+        if sandbox is None:
+            from judge.sandbox.select import default_sandbox
+
+            sandbox = default_sandbox()
+        self.config = config
+        self.ctx = Context(
+            config=config,
+            storage=storage,
+            blobs=blobs if blobs is not None else LocalBlobStore(config.data),
+            sandbox=sandbox,
+        )
+        self.sandbox = sandbox
+        self.accounts = Accounts(self.ctx)
+        self.catalog = Catalog(self.ctx)
+        self.scheduler = Scheduler(self.ctx, self.catalog)
+        self.catalog.scheduler = self.scheduler
+        self.ladder = Ladder(self.ctx, self.scheduler)
+        self.tournaments = Tournaments(self.ctx, self.catalog, self.scheduler)
+        self.scheduler.listeners.append(self._finished)
+        self.admin_token: str | None = None
+
+    async def _finished(
+        self, match: Match, status: MatchStatus, result: dict[str, Any] | None, error: str
+    ) -> None:
+        if match.kind == "smoke":
+            await self.catalog.smoke_finished(match, status, result, error)
+        if match.tournament_id is not None:
+            await self.tournaments.match_finished(match)
+
+    # -- lifecycle -------------------------------------------------------
+    async def open(self) -> None:
+        """Prepare the working directories and storage; recover what a stopped server left."""
+        for directory in (self.config.work_dir, self.config.uploads_dir):
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(parents=True)
+        await self.ctx.storage.open()
+        self.admin_token = await self.accounts.ensure_admin()
+        await self.scheduler.recover()
+        await self.catalog.recover()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.scheduler.run)
+            await nursery.start(self.tournaments.run)
+            nursery.start_soon(self.catalog.run_builds)
+            if self.config.ladder:
+                nursery.start_soon(self.ladder.run)
+            task_status.started()
+
+    async def close(self) -> None:
+        await self.ctx.storage.close()
+
+    # -- general -----------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "version": __version__,
+            "sandbox": self.sandbox.layer,
+            "running": len(self.scheduler.running),
+            "concurrency": self.config.concurrency,
+        }
+
+    @staticmethod
+    def games() -> list[dict[str, Any]]:
+        return [
+            {
+                "name": name,
+                "description": cls.description,
+                "min_seats": cls.min_seats,
+                "max_seats": cls.max_seats,
+                "options": cls.Options.model_json_schema(),
+                "builtins": list(builtin_bots(name)),
+            }
+            for name, cls in all_games().items()
+        ]

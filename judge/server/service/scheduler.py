@@ -1,0 +1,379 @@
+"""The match queue: requests, the dispatcher, running and cancelling matches, live lines.
+
+The scheduler claims queued matches from storage (so a restart loses nothing), runs at most
+``concurrency`` at once, commits every result before anyone is told about it, and only then
+releases the live stream's result line. ``_play`` is the one place a match is started.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import structlog
+import trio
+
+from judge.bots import BotError
+from judge.games import get_game
+from judge.models import MatchResult, MatchSpec
+from judge.runner import LineSink, run_match
+from judge.sandbox import SandboxError
+from judge.server import ladder as rating
+from judge.server.live import Line, lines_of
+from judge.server.records import Match, MatchKind, MatchStatus, Seat, User
+from judge.server.service.catalog import Catalog
+from judge.server.service.common import (
+    PRIORITY,
+    BadRequest,
+    Context,
+    Forbidden,
+    NotFound,
+    QuotaExceeded,
+    Taken,
+    game_or_error,
+    result_for,
+    smoke_opponent,
+    validate_options,
+)
+
+log = structlog.get_logger("judge.server")
+
+# Called after a match's end is committed: (match, status, result, error).
+Finished = Callable[[Match, MatchStatus, "dict[str, Any] | None", str], Awaitable[None]]
+
+
+class Scheduler:
+    def __init__(self, ctx: Context, catalog: Catalog) -> None:
+        self.ctx = ctx
+        self.config = ctx.config
+        self.storage = ctx.storage
+        self.blobs = ctx.blobs
+        self.hub = ctx.hub
+        self.catalog = catalog
+        self._wake = trio.Event()
+        self._slots = trio.Semaphore(ctx.config.concurrency)
+        self.running: set[str] = set()
+        self.listeners: list[Finished] = []
+        # Running matches of this process: their cancel scopes, who cancelled, when recorded.
+        self._cancel_scopes: dict[str, trio.CancelScope] = {}
+        self._cancelled_by: dict[str, str] = {}
+        self._recorded: dict[str, trio.Event] = {}
+        self._nursery: trio.Nursery | None = None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def recover(self) -> None:
+        requeued, failed = await self.storage.recover_interrupted(
+            self.config.max_attempts, time.time()
+        )
+        if requeued or failed:
+            log.warning("recovered interrupted matches", requeued=requeued, failed=failed)
+        for match in await self.storage.list_matches(status="queued", limit=1_000_000):
+            self.hub.add(match.id)
+
+    # -- queueing -----------------------------------------------------------------
+    def new_match(
+        self,
+        *,
+        game: str,
+        kind: MatchKind,
+        seats: list[Seat],
+        options: dict[str, Any],
+        requested_by: int | None = None,
+        seed: int | None = None,
+        fill_builtin: bool = False,
+        tournament_id: str | None = None,
+        rated: bool = False,
+    ) -> Match:
+        cls = get_game(game)
+        if fill_builtin:
+            opponent = smoke_opponent(game)
+            while len(seats) < max(2, cls.min_seats):
+                seats.append(Seat(builtin=opponent, name=f"builtin:{opponent}"))
+        return Match(
+            id=uuid.uuid4().hex[:16],
+            game=game,
+            kind=kind,
+            status="queued",
+            seats=seats,
+            options=options,
+            seed=seed if seed is not None else self.ctx.rng.randrange(2**31),
+            created=time.time(),
+            requested_by=requested_by,
+            tournament_id=tournament_id,
+            rated=rated,
+        )
+
+    async def enqueue(self, *, held: bool = False, **kw: Any) -> Match:
+        """Store a new queued match (see ``new_match`` for the fields) and wake the dispatcher."""
+        match = self.new_match(**kw)
+        await self.storage.create_match(match, priority=PRIORITY[match.kind], held=held)
+        self.hub.add(match.id)
+        self.wake()
+        return match
+
+    async def check_match_quota(self, user: User, adding: int) -> None:
+        if user.is_admin:
+            return
+        limit = self.config.quotas.queued_matches
+        usage = await self.storage.usage(user.id, since=time.time())
+        if usage.queued_matches + adding > limit:
+            raise QuotaExceeded(
+                f"quota: you have {usage.queued_matches} matches queued or running and this "
+                f"adds {adding}; this server allows {limit} at once"
+            )
+
+    async def request_match(
+        self, user: User, game: str, refs: list[str], options: dict[str, Any], seed: int | None
+    ) -> Match:
+        game = game_or_error(game)
+        cls = get_game(game)
+        if not cls.min_seats <= len(refs) <= cls.max_seats:
+            raise BadRequest(f"{game} takes {cls.seats_text()} bots, got {len(refs)}")
+        options = validate_options(game, options)
+        try:
+            cls.check_setup(len(refs), cls.Options(**options))
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        seats = await self.catalog.seats_from_refs(game, refs)
+        await self.check_match_quota(user, 1)
+        return await self.enqueue(
+            game=game, kind="manual", seats=seats, options=options, requested_by=user.id, seed=seed
+        )
+
+    # -- reading --------------------------------------------------------------------
+    async def match_or_404(self, match_id: str) -> Match:
+        match = await self.storage.get_match(match_id)
+        if match is None:
+            raise NotFound(f"no match {match_id!r}")
+        return match
+
+    async def view(self, match: Match, viewer: User | None) -> dict[str, Any]:
+        """A match as JSON for ``viewer``: each bot's stderr only for its owner."""
+        data = match.model_dump(mode="json")
+        data["result"] = result_for(match, viewer, await self.catalog.owners(match))
+        return data
+
+    async def list_matches(
+        self,
+        viewer: User | None,
+        *,
+        game: str | None,
+        bot: str | None,
+        status: MatchStatus | None,
+        kind: str | None,
+        tournament_id: str | None,
+        limit: int,
+        offset: int,
+    ) -> list[dict[str, Any]]:
+        bot_id = (await self.catalog.bot_or_404(bot)).id if bot else None
+        matches = await self.storage.list_matches(
+            game=game,
+            bot_id=bot_id,
+            status=status,
+            kind=kind,
+            tournament_id=tournament_id,
+            limit=limit,
+            offset=offset,
+        )
+        return [await self.view(m, viewer) for m in matches]
+
+    async def replay(self, match_id: str) -> tuple[Match, AsyncIterator[bytes]]:
+        """The replay's complete lines so far (all of it once the match has ended)."""
+        match = await self.match_or_404(match_id)
+        if match.status in ("queued", "cancelled") or not await self.blobs.has_replay(match.id):
+            raise NotFound(f"match {match.id} has no replay ({match.status})")
+
+        async def chunks() -> AsyncIterator[bytes]:
+            async for batch in self.blobs.replay_lines(match.id):
+                yield "".join(line + "\n" for line in batch).encode()
+
+        return match, chunks()
+
+    async def stream(self, match_id: str, after: int = -1) -> AsyncIterator[Line]:
+        async for item in lines_of(
+            self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
+        ):
+            yield item
+
+    # -- cancelling ---------------------------------------------------------------
+    async def cancel(self, user: User, match_id: str) -> Match:
+        match = await self.match_or_404(match_id)
+        if match.requested_by != user.id and not user.is_admin:
+            raise Forbidden("only whoever requested a match (or the admin) can cancel it")
+        if match.status == "running":
+            scope = self._cancel_scopes.get(match.id)
+            if scope is None:
+                raise Taken(f"match {match.id} is just starting or ending; try again")
+            self._cancelled_by[match.id] = user.name
+            recorded = self._recorded.setdefault(match.id, trio.Event())
+            scope.cancel()
+            with trio.move_on_after(30):
+                await recorded.wait()
+            return await self.match_or_404(match.id)
+        if match.status != "queued":
+            raise BadRequest(f"match {match.id} is {match.status} already")
+        return await self.end_unstarted(match.id, f"cancelled by {user.name}")
+
+    async def end_unstarted(self, match_id: str, error: str) -> Match:
+        """A queued match that will not run: cancelled, and its listeners told."""
+        done = await self.storage.finish_match(match_id, "cancelled", now=time.time(), error=error)
+        assert done is not None
+        self.hub.finish(match_id)
+        for listener in self.listeners:
+            await listener(done, "cancelled", None, error)
+        return done
+
+    # -- the dispatcher --------------------------------------------------------------
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            while True:
+                await self._slots.acquire()
+                # A fresh event before looking: an enqueue from now on wakes us.
+                self._wake = trio.Event()
+                try:
+                    match = await self.storage.claim_next_match(time.time())
+                except Exception:  # storage trouble (disk full, locked): retry, never die
+                    self._slots.release()
+                    log.exception("claiming the next match failed; retrying")
+                    await trio.sleep(1)
+                    continue
+                except BaseException:
+                    self._slots.release()
+                    raise
+                if match is None:
+                    self._slots.release()
+                    with trio.move_on_after(5):
+                        await self._wake.wait()
+                    continue
+                nursery.start_soon(self._run_slot, match)
+
+    async def _run_slot(self, match: Match) -> None:
+        try:
+            await self._execute(match)
+        except Exception:  # a judge bug in one match must not stop the server
+            log.exception("match bookkeeping failed", match_id=match.id)
+        finally:
+            self._slots.release()
+
+    async def _play(self, spec: MatchSpec, sinks: list[LineSink]) -> MatchResult:
+        """The one place a match is started (an executor seam can take its place)."""
+        return await run_match(
+            spec,
+            sandbox=self.ctx.sandbox,
+            replay_path=self.blobs.replay_target(spec.match_id),
+            sinks=sinks,
+        )
+
+    async def _execute(self, match: Match) -> None:
+        live = self.hub.add(match.id)
+        live.reset()
+        self.running.add(match.id)
+        workdir = self.config.work_dir / match.id
+        status: MatchStatus = "error"
+        result: dict[str, Any] | None = None
+        error = ""
+        # Only faults of the judge's machinery (sandbox, disk) are worth another attempt.
+        retry = False
+        scope = self._cancel_scopes[match.id] = trio.CancelScope()
+        try:
+            with scope, structlog.contextvars.bound_contextvars(match_id=match.id):
+                problem = await self.catalog.unusable(match)
+                if problem is not None:
+                    status, error = "cancelled", problem
+                else:
+                    bots = [
+                        await self.catalog.seat_spec(match.game, seat, workdir / str(i))
+                        for i, seat in enumerate(match.seats)
+                    ]
+                    spec = MatchSpec(
+                        game=match.game,
+                        bots=bots,
+                        seed=match.seed,
+                        options=match.options,
+                        turn_deadline=self.config.turn_deadline,
+                        startup_allowance=self.config.startup_allowance,
+                        match_id=match.id,
+                    )
+                    await self.blobs.delete_replay(match.id)
+                    live.started = True
+                    outcome = await self._play(spec, [live.sink])
+                    result = outcome.model_dump(mode="json")
+                    result["replay"] = f"/api/matches/{match.id}/replay"
+                    status = "finished"
+            if scope.cancelled_caught:
+                who = self._cancelled_by.pop(match.id, "the server")
+                status, result, error = "cancelled", None, f"cancelled by {who} while running"
+        except BotError as exc:  # the bot's own description cannot be run: not retried
+            status, error = "error", f"the bot cannot be run: {exc}"
+            log.warning("match refused", match_id=match.id, error=str(exc))
+        except (SandboxError, OSError) as exc:
+            status, error, retry = "error", f"the judge could not run this match: {exc}", True
+            log.error("match failed", match_id=match.id, error=str(exc))
+        except Exception as exc:  # a judge bug must not take the server down
+            status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+            log.exception("match crashed", match_id=match.id)
+        finally:
+            self._cancel_scopes.pop(match.id, None)
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(shutil.rmtree, workdir, True)
+        error = self.ctx.scrub(error)
+        result = self.ctx.scrub(result)
+        with trio.CancelScope(shield=True):
+            if retry and match.attempts < self.config.max_attempts:
+                delay = self.config.retry_backoff * 2 ** (match.attempts - 1)
+                await self.storage.requeue_match(
+                    match.id,
+                    not_before=time.time() + delay,
+                    error=f"attempt {match.attempts} failed, retrying in {delay:g} s: {error}",
+                )
+                self.running.discard(match.id)
+                if self._nursery is not None:
+                    self._nursery.start_soon(self._wake_after, delay)
+                return
+            if retry:
+                error += f" (gave up after {match.attempts} attempts)"
+            await self._record(match, status, result, error)
+
+    async def _wake_after(self, delay: float) -> None:
+        await trio.sleep(delay)
+        self.wake()
+
+    async def _record(
+        self, match: Match, status: MatchStatus, result: dict[str, Any] | None, error: str
+    ) -> None:
+        """Commit a match's end, then tell the live stream and the listeners."""
+        rating_update = None
+        if (
+            match.kind == "ladder"
+            and status == "finished"
+            and result is not None
+            and rating.rating_relevant(result)
+        ):
+            final = result
+            rating_update = lambda ratings: rating.rate(ratings, final)  # noqa: E731
+        await self.storage.finish_match(
+            match.id,
+            status,
+            now=time.time(),
+            result=result,
+            error=error,
+            rating_update=rating_update,
+        )
+        await self.blobs.commit_replay(match.id)
+        self.running.discard(match.id)
+        final_line = await self.blobs.last_replay_line(match.id)
+        sealed = final_line if final_line and final_line.startswith("#result ") else None
+        self.hub.finish(match.id, sealed)
+        for listener in self.listeners:
+            try:
+                await listener(match, status, result, error)
+            except Exception:
+                log.exception("a finished-match listener failed", match_id=match.id)
+        self._recorded.pop(match.id, trio.Event()).set()
