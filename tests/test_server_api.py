@@ -312,8 +312,9 @@ async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
     before = {row["bot"]: (row["mu"], row["games"]) for row in board}
     # The judge loses a bot's files (a judge failure): the match is not held against anyone.
     shutil.rmtree(service.config.version_dir(ids["py2"], 1) / "box")
-    match = await service.scheduler.enqueue(game="rps", kind="ladder", options={"turns": 10}, rated=True,
-                                  seats=(await service.catalog.seats_from_refs("rps", ["py2", "py1"])))
+    seats = await service.catalog.seats_from_refs("rps", ["py2", "py1"])
+    match = await service.scheduler.enqueue(game="rps", kind="ladder", options={"turns": 10},
+                                            rated=True, seats=seats)
     done = await api.finished(match.id)
     assert done["status"] in ("cancelled", "error") and done["error"]
     after = {row["bot"]: (row["mu"], row["games"]) for row in
