@@ -188,6 +188,25 @@ def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSp
                    readonly_paths=tuple(allowed))
 
 
+# Programs a bot's build command may call, when the machine has them (the build runs with
+# the bots' PATH): what `judge submit` and the server's /api/health report.
+TOOLCHAINS = {
+    "cc": "C", "gcc": "C", "c++": "C++", "g++": "C++", "make": "make", "cargo": "Rust",
+    "rustc": "Rust", "go": "Go", "javac": "Java", "java": "Java", "node": "JavaScript",
+    "python3": "Python",
+}
+
+
+def toolchains() -> dict[str, str]:
+    """Build programs found on the bots' PATH: program -> the path it runs."""
+    found = {}
+    for program in TOOLCHAINS:
+        where = shutil.which(program, path=SAFE_PATH)
+        if where:
+            found[program] = where
+    return found
+
+
 def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
     try:
         proc = subprocess.run(

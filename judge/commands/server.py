@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tarfile
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -299,17 +297,40 @@ def _token(token: str | None) -> str:
 
 
 def _pack(bot: Path) -> tuple[str, bytes]:
-    """A directory is sent as a .tar.gz of its content; a file as it is."""
+    """A directory is sent as a .tar.gz of what the user means (judge.packing); a file as it is."""
     if bot.is_dir():
-        if not (bot / "bot.toml").is_file():
-            raise click.UsageError(f'{bot} is a directory without a bot.toml (run = "...")')
-        with tempfile.TemporaryFile() as raw:
-            with tarfile.open(fileobj=raw, mode="w:gz") as archive:
-                for child in sorted(bot.iterdir()):
-                    archive.add(child, arcname=child.name)
-            raw.seek(0)
-            return f"{bot.name}.tar.gz", raw.read()
+        from judge.bots import BotError
+        from judge.packing import pack_directory
+
+        try:
+            packed = pack_directory(bot)
+        except BotError as exc:
+            raise click.UsageError(str(exc)) from None
+        click.echo(packed.describe(), err=True)
+        return f"{bot.name}.tar.gz", packed.data
     return bot.name, bot.read_bytes()
+
+
+def _say_toolchains(client: Client, bot: Path) -> None:
+    """Before uploading a bot that the server builds: the build programs the server has."""
+    from judge.bots import MANIFEST, BotError, read_manifest
+
+    if not bot.is_dir():
+        return
+    try:
+        build = read_manifest(bot / MANIFEST).build
+    except BotError:
+        return
+    if not build:
+        return
+    health = client.call("GET", "/api/health")
+    available = health.get("toolchains") if isinstance(health, dict) else None
+    if available is None:
+        return
+    click.echo(f"the server builds with: {', '.join(available) or 'no compilers'}", err=True)
+    program = build.split()[0] if build.split() else ""
+    if program and "/" not in program and program not in available:
+        click.echo(f"warning: the build command's {program!r} is not among them", err=True)
 
 
 server_option = click.option(
@@ -338,6 +359,7 @@ def submit(
 ) -> None:
     """Upload BOT (program, script, archive or directory with bot.toml) as a new version."""
     client = Client(server, _token(token))
+    _say_toolchains(client, bot)
     filename, content = _pack(bot)
     name = name or bot.name.split(".")[0]
     files = {"file": (filename, content, "application/octet-stream")}

@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 from judge import __version__
-from judge.bots import builtin_bots
+from judge.bots import builtin_bots, toolchains
 from judge.games import all_games
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore, LocalBlobStore
@@ -129,6 +129,7 @@ class Service:
             "sandbox": self.sandbox.layer,
             "running": len(self.scheduler.running),
             "concurrency": self.config.concurrency,
+            "toolchains": sorted(toolchains()),
         }
 
     @staticmethod
