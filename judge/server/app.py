@@ -142,7 +142,20 @@ class BodyTooLarge(HTTPException):
     # An HTTPException, so that FastAPI passes it on while reading a body (it turns other
     # exceptions there into a 400).
     def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the request body is larger than {limit} bytes")
+        super().__init__(413, too_large(limit))
+
+
+def human_bytes(n: int) -> str:
+    """A size people read: "16 MiB", "1.5 KiB", "900 bytes"."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def too_large(limit: int) -> str:
+    return f"the request body is larger than the server takes ({human_bytes(limit)})"
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -171,15 +184,23 @@ def validation_error(exc: RequestValidationError) -> JSONResponse:
 class BodyLimit:
     """Refuses bodies over the limit: at once from Content-Length, else while they arrive."""
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[Scope], int]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit_for: Callable[[Scope], int],
+        shown_for: Callable[[Scope], int] | None = None,
+    ) -> None:
         self.app = app
         self.limit_for = limit_for
+        # The limit as the user set it (an upload's limit has room for multipart framing).
+        self.shown_for = shown_for or limit_for
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = self.limit_for(scope)
+        shown = self.shown_for(scope)
         for key, value in scope.get("headers", []):
             if key == b"content-length":
                 try:
@@ -187,11 +208,7 @@ class BodyLimit:
                 except ValueError:
                     declared = -1
                 if declared < 0 or declared > limit:
-                    message = (
-                        "bad Content-Length"
-                        if declared < 0
-                        else f"the request body is larger than {limit} bytes"
-                    )
+                    message = "bad Content-Length" if declared < 0 else too_large(shown)
                     response = error(413 if declared >= 0 else 400, message)
                     response.headers["connection"] = "close"
                     await response(scope, receive, send)
@@ -204,7 +221,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise BodyTooLarge(limit)
+                    raise BodyTooLarge(shown)
             return message
 
         await self.app(scope, limited, send)
@@ -584,13 +601,18 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     @api.get(
         "/matches/{match_id}/live",
         tags=["matches"],
-        summary="Server-Sent Events: every replay line ('line' events, id = line index), "
+        summary="Server-Sent Events: every replay line ('line' events, id = line index; with "
+        "?batch=true 'lines' events of every line there is, id = the last one's index), "
         "then an 'end' event with the result; resumes after Last-Event-ID",
         response_class=EventSourceResponse,
         responses={200: {"content": {"text/event-stream": {}}, "description": "the events"}},
     )
     async def live(
-        request: Request, match_id: str, who: Viewer, after: str | None = None
+        request: Request,
+        match_id: str,
+        who: Viewer,
+        after: str | None = None,
+        batch: bool = False,
     ) -> Response:
         match = await scheduler.match_or_404(match_id)
         first = -1
@@ -601,8 +623,14 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
             first = int(resume)
 
         async def events() -> AsyncIterator[dict[str, Any]]:
-            async for index, line in scheduler.stream(match.id, first):
-                yield {"id": str(index), "event": "line", "data": line}
+            if batch:
+                # Every line there is at the moment in one event: a page keeps up with a
+                # fast match, and one far behind catches up in a few events.
+                async for last, lines in scheduler.stream_batches(match.id, first):
+                    yield {"id": str(last), "event": "lines", "data": "\n".join(lines)}
+            else:
+                async for index, line in scheduler.stream(match.id, first):
+                    yield {"id": str(index), "event": "line", "data": line}
             final = await scheduler.match_or_404(match.id)
             if final.status in FINAL:
                 view = await scheduler.view(final, who)
@@ -673,8 +701,16 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         assert isinstance(exc, ServiceError)
         return error(exc.status, exc.message)
 
+    not_found_page = page("notfound.html")
+
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        wants_page = "text/html" in request.headers.get("accept", "")
+        if exc.status_code == 404 and wants_page and not request.url.path.startswith("/api/"):
+            # A browser that follows a bad link gets a page with the site's navigation.
+            page_response: Response = await not_found_page(request)
+            page_response.status_code = 404
+            return page_response
         response = error(exc.status_code, str(exc.detail))
         if isinstance(exc, BodyTooLarge):
             response.headers["connection"] = "close"
@@ -694,11 +730,21 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     app.add_exception_handler(Exception, internal)
     app.state.service = service
 
-    def limit_for(scope: Scope) -> int:
+    def is_upload(scope: Scope) -> bool:
         path = scope.get("path", "")
-        if scope.get("method") == "POST" and (path == "/api/bots" or path.endswith("/versions")):
+        return scope.get("method") == "POST" and (
+            path == "/api/bots" or path.endswith("/versions")
+        )
+
+    def limit_for(scope: Scope) -> int:
+        if is_upload(scope):
             return config.limits.upload_bytes + MULTIPART_SLACK
         return config.json_body_bytes
 
-    limiter = RateLimit(BodyLimit(app, limit_for), lambda: config.quotas.requests_per_minute)
+    def shown_for(scope: Scope) -> int:
+        return config.limits.upload_bytes if is_upload(scope) else config.json_body_bytes
+
+    limiter = RateLimit(
+        BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute
+    )
     return NoWebsockets(limiter)

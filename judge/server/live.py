@@ -201,3 +201,43 @@ async def lines_of(
             if index > sent:
                 sent = index
                 yield index, line
+
+
+async def batches_of(
+    hub: Hub,
+    match_id: str,
+    stored: Callable[[], AsyncIterator[list[str]]],
+    after: int = -1,
+) -> AsyncIterator[tuple[int, list[str]]]:
+    """``lines_of`` in batches: (index of the batch's last line, lines), each batch every line
+    there is at the moment (up to BATCH), so a watcher far behind catches up in a few steps
+    instead of one event per line."""
+    live = hub.get(match_id)
+    receive = live.watch() if live is not None else None
+    sent = after
+    if live is None or live.started:
+        index = -1
+        async for stored_batch in stored():
+            fresh = stored_batch[max(0, sent - index) :] if sent > index else stored_batch
+            index += len(stored_batch)
+            if fresh and index > sent:
+                sent = index
+                yield index, fresh
+    if receive is None:
+        return
+    async with receive:
+        while True:
+            try:
+                first = await receive.receive()
+            except trio.EndOfChannel:
+                return
+            batch = [first]
+            while len(batch) < BATCH:
+                try:
+                    batch.append(receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            fresh_lines = [line for i, line in batch if i > sent]
+            if fresh_lines:
+                sent = batch[-1][0]
+                yield sent, fresh_lines

@@ -22,7 +22,7 @@
     return probe.content.firstChild.namespaceURI;
   })();
   const WIDTH = 720, HEIGHT = 190;
-  const PAD = {left: 46, right: 10, top: 12, bottom: 30};
+  const PAD = {left: 46, right: 22, top: 12, bottom: 30};
   const COLORS = ["#0b7285", "#a61e4d", "#9c6500", "#2b8a3e", "#364fc7", "#c92a2a"];
 
   function el(tag, attrs, text) {

@@ -72,6 +72,8 @@
       this.partial = "";
       this.position = 0;
       this.follow = Boolean(this.options.follow);
+      // "live" only for a match being played (not for a finished one loading).
+      this.live = this.options.live === undefined ? this.follow : Boolean(this.options.live);
       this.playing = false;
       this.timer = null;
       this.speed = this.options.speed || 10;
@@ -165,6 +167,8 @@
       this.pause();
       this.schedule();
     }
+
+    setLive(live) { this.live = Boolean(live); this.schedule(); }
 
     get turns() { return this.snapshots.length - 1; }
 
@@ -269,7 +273,7 @@
       if (this.error) return ["error", "error"];
       if (this.result !== null) return ["complete", ""];
       if (this.ended) return ["incomplete: no final result", "incomplete"];
-      return this.header ? ["live", "live"] : ["loading", ""];
+      return this.header && this.live ? ["live", "live"] : ["loading", ""];
     }
 
     draw() {

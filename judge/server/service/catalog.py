@@ -82,7 +82,18 @@ class Catalog:
         return bot
 
     async def list_bots(self, game: str | None, owner_id: int | None) -> list[Bot]:
-        return await self.storage.list_bots(game=game, owner_id=owner_id)
+        bots = await self.storage.list_bots(game=game, owner_id=owner_id)
+        return [bot.model_copy(update={"status": await self.status_of(bot)}) for bot in bots]
+
+    async def status_of(self, bot: Bot) -> str:
+        """Listed, or else what its newest version is doing (a failed one says failed)."""
+        if bot.latest_version is not None:
+            return "listed"
+        versions = await self.storage.list_versions(bot.id)
+        if not versions:
+            return "no version"
+        newest = max(versions, key=lambda v: v.version)
+        return "checking" if newest.state == "checking" else "failed"
 
     @staticmethod
     def may_see_messages(viewer: User | None, bot: Bot) -> bool:

@@ -22,7 +22,7 @@ from judge.models import MatchResult, MatchSpec
 from judge.runner import LineSink, run_match
 from judge.sandbox import SandboxError
 from judge.server import ladder as rating
-from judge.server.live import Line, lines_of
+from judge.server.live import Line, batches_of, lines_of
 from judge.server.records import Match, MatchKind, MatchStatus, Seat, User
 from judge.server.service.catalog import Catalog
 from judge.server.service.common import (
@@ -196,6 +196,14 @@ class Scheduler:
 
     async def stream(self, match_id: str, after: int = -1) -> AsyncIterator[Line]:
         async for item in lines_of(
+            self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
+        ):
+            yield item
+
+    async def stream_batches(
+        self, match_id: str, after: int = -1
+    ) -> AsyncIterator[tuple[int, list[str]]]:
+        async for item in batches_of(
             self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
         ):
             yield item

@@ -144,7 +144,7 @@ pages.bots = async (main) => {
     h("tbody", {}, bots.map((b) => h("tr", {},
       h("td", {}, h("a", { href: `/bots/${b.id}` }, b.name)), h("td", {}, b.game), h("td", {}, b.owner),
       h("td", {}, b.latest_version ?? "—"),
-      h("td", {}, b.enabled ? (b.latest_version ? "listed" : "not checked yet") : "disabled"))))));
+      h("td", {}, b.enabled ? statusSpan(b.status || (b.latest_version ? "listed" : "checking")) : "disabled"))))));
 };
 
 pages.bot = async (main) => {
@@ -203,7 +203,7 @@ pages.match = async (main) => {
   // The replay package's viewer: the same page as `judge replay --export html`.
   const holder = h("div", { id: "replay", class: "card" });
   main.append(holder);
-  const viewer = JudgeReplay.createViewer(holder, { follow: true });
+  const viewer = JudgeReplay.createViewer(holder, { follow: true, live: false });
   window.replayViewer = viewer;
   function showResult(status, result, error) {
     state.replaceChildren(statusSpan(status));
@@ -216,14 +216,23 @@ pages.match = async (main) => {
     }
   }
   if (match.status === "cancelled") { showResult(match.status, null, match.error); viewer.end(); return; }
-  const source = new EventSource(`/api/matches/${encodeURIComponent(id)}/live`);
-  source.addEventListener("line", (event) => {
-    viewer.feedLine(event.data);
+  if (match.status === "finished") {
+    // A finished match: its replay file in one go (as an exported page has it), not the stream.
+    await JudgeReplay.load(viewer, `/api/matches/${encodeURIComponent(id)}/replay`);
+    showResult(match.status, match.result, match.error);
+    return;
+  }
+  viewer.setLive(true);
+  // Live: every line there is in one event ('lines'), so the page stays with the match.
+  const source = new EventSource(`/api/matches/${encodeURIComponent(id)}/live?batch=true`);
+  source.addEventListener("lines", (event) => {
+    viewer.feedLines(event.data.split("\n"));
     if (state.textContent === "queued") state.replaceChildren(statusSpan("running"));
   });
   source.addEventListener("end", (event) => {
     source.close();
     viewer.end();
+    viewer.setLive(false);
     const end = JSON.parse(event.data);
     showResult(end.status, end.result, end.error);
   });
@@ -363,6 +372,13 @@ pages.docs = async (main) => {
   }
   main.append(h("table", { id: "endpoints" }, h("thead", {}, h("tr", {}, ["method", "path", "what", "auth"].map((t) => h("th", {}, t)))),
     h("tbody", {}, rows)));
+};
+
+pages.notfound = async (main) => {
+  main.append(h("h1", {}, "Not found"),
+    h("p", { id: "not-found" }, "There is no page at ", h("code", {}, location.pathname), "."),
+    h("p", {}, "Try the ", h("a", { href: "/" }, "leaderboard"), ", the ", h("a", { href: "/matches" }, "matches"),
+      " or the ", h("a", { href: "/bots" }, "bots"), "."));
 };
 
 // -- boot --------------------------------------------------------------------------
