@@ -448,8 +448,10 @@ class Match:
             for index in movers:
                 seat = seats[index]
                 assert seat is not None
+                message = messages.get(index)
                 try:
-                    seat.send_now(seat.encoded(messages[index]))
+                    if message is not None:  # (else its answer was sent ahead, see GameState)
+                        seat.send_now(seat.encoded(message))
                     live.append(seat)
                 except BotFailed as failure:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire now

@@ -60,7 +60,13 @@ class Decoder:
     """
 
     __slots__ = (
-        "_buffer", "_error", "_fast_limit", "_limits", "_line_start", "_lines_seen", "_recent",
+        "_buffer",
+        "_error",
+        "_fast_limit",
+        "_limits",
+        "_line_start",
+        "_lines_seen",
+        "_recent",
         "_scan_from",
     )
 
@@ -111,12 +117,28 @@ class Decoder:
             raise self._error
         buf += data
         messages: list[list[str]] = []
+        recent = self._recent
         while True:
             found = self._find_terminator()
             if found is None:
                 break
             body_end, after = found
-            messages.append(self._decode(bytes(buf[:body_end])))
+            # Answers sent ahead arrive many to a read: the short ones repeat (1, 2, 3).
+            whole = bytes(buf[:after])
+            line = recent.get(whole)
+            if line is not None:
+                messages.append([line])
+            else:
+                lines = self._decode(whole[:body_end])
+                messages.append(lines)
+                if (
+                    len(lines) == 1
+                    and after <= RECENT_LINE_MAX + 3
+                    and len(recent) < RECENT_ANSWERS
+                    and whole.endswith(b"\n.\n")
+                    and b"\r" not in whole
+                ):
+                    recent[whole] = lines[0]
             del buf[:after]
             self._scan_from = self._line_start = self._lines_seen = 0
         self._check_partial()

@@ -113,3 +113,29 @@ def test_judge_match_runs_original_files_unchanged() -> None:
     assert [p["name"] for p in result["players"]] == ["p_rock", "p_counter"]
     assert [p["score"] for p in result["players"]] == [0, 1]
     assert result["summary"].startswith("games 0-1, rounds ") and result["summary"].endswith("-100")
+
+
+def play_calls(result: MatchResult, seat: int) -> list[list[int]]:
+    line = next(x for x in result.players[seat].stderr.splitlines() if x.startswith("CALLS "))
+    calls: list[list[int]] = json.loads(line.removeprefix("CALLS "))
+    return calls
+
+
+async def test_a_file_without_observe_plays_ahead_with_exactly_the_originals_calls(
+    tmp_path: Path,
+) -> None:
+    # Asked for up to N k plays at once, it makes one play() call per round it plays, in
+    # order, and the match is the same as round by round (the same file with an observe()).
+    ahead, ahead_lines = await play(
+        tmp_path, "p_ahead", "rock", "p_counter", race_to=30, rounds=3, seed=7
+    )
+    stepwise, step_lines = await play(
+        tmp_path, "p_ahead_observing", "rock", "p_counter", race_to=30, rounds=3, seed=7
+    )
+    assert ahead_lines == step_lines
+    assert ahead.summary == stepwise.summary
+    assert [p.outcome for p in ahead.players] == ["ok"] * 3
+    mine = [line.split(" ")[:3] for line in ahead_lines if "1" in line.split(" ")[1:3]]
+    expected = [[int(g), 1, int(b if a == "1" else a)] for g, a, b in mine]
+    assert play_calls(ahead, 0) == expected == play_calls(stepwise, 0)
+    assert ahead.players[0].response.count == len(expected)  # one answer taken per round

@@ -379,3 +379,23 @@ async def test_a_seat_that_cannot_start_forfeits_and_the_replay_verifies(tmp_pat
     assert [p.rank for p in result.players] == [2, 3, 1]
     assert result.players[0].score + result.players[2].score == 6
     assert verify_file(replay).ok
+
+
+def test_a_seat_that_plays_ahead_is_asked_for_the_rounds_certain_to_come() -> None:
+    state = new_state(race_to=5, seed=2)
+    a, b = state.to_move()
+    first = state.begin_turn()
+    assert first[a][-1].startswith("P ") and not first[a][0].startswith("N ")
+    assert state.parse_order(a, ["2", "AHEAD"]) == "2"  # opts in with its first answer
+    state.apply({a: "2", b: state.parse_order(b, ["1"])})  # paper beats rock: 1-0 for a
+    asked = state.begin_turn()
+    assert asked[a] == ["N 4", f"P 1 {a + 1} {b + 1}"]  # no O lines; 5 - 1 rounds certain
+    assert asked[b][0].startswith("O ")
+    lines = [state.apply({a: "2", b: "1"})]
+    for _ in range(3):  # the 3 other answers it sent ahead: no message to it
+        messages = state.begin_turn()
+        assert list(messages) == [b]
+        lines.append(state.apply({a: "2", b: "1"}))
+    games_won = " ".join("1" if seat == a else "0" for seat in range(2))
+    assert state.is_over() and state.final_message(a) == [f"END 1 {games_won}"]
+    assert all(line.split(" ")[:3] == ["1", str(a + 1), str(b + 1)] for line in lines)

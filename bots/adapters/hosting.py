@@ -52,6 +52,13 @@ class Host:
         self._out.write(f"{order}\n.\n".encode())
         self._out.flush()
 
+    def answer_all(self, orders: list[str]) -> None:
+        """One answer per order, written at once."""
+        if not orders:
+            return
+        self._out.write("".join(f"{order}\n.\n" for order in orders).encode())
+        self._out.flush()
+
 
 class Unloadable(Exception):
     """A Python 2 bot file the judge could not translate, or whose translation is unreadable."""

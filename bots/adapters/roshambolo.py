@@ -6,11 +6,17 @@ message is one ``observe`` call (in a tourney: every round of every game), in
 order, before the ``P`` line's ``play`` call, as the original calls them. The
 play goes through ``int()``; any exception (in ``play`` or in ``int()``) makes it
 0, which the judge turns into a random shape: the original's tourney mode.
+
+A file without ``observe`` is told nothing but its plays, so it plays ahead: its
+first answer says ``AHEAD``, and for each ``N k`` message it calls ``play`` k times
+and sends the k answers at once (the same calls, in the same order, as the
+original makes; see docs/games/roshambolo.md).
 """
 
 from __future__ import annotations
 
 import sys
+from time import perf_counter
 from typing import Any
 
 from hosting import Host, load_bot, report
@@ -18,6 +24,8 @@ from hosting import Host, load_bot, report
 # Whatever int() gives is sent as is, unless it would not fit a protocol line;
 # anything outside 1..3 becomes a random shape in the judge either way.
 LARGEST_SENT = 10**18
+# Plays made ahead are sent at once, or as they come once they take this long (seconds).
+FLUSH_AFTER = 0.005
 
 
 def ask_play(module: Any, game_id: int, my_id: int, opponent_id: int) -> int:
@@ -44,10 +52,16 @@ def tell(observe: Any, fields: list[str]) -> None:
         report(f"observe{tuple(numbers)} failed; ignored")
 
 
+def shown(play: int) -> str:
+    return str(play) if abs(play) < LARGEST_SENT else "0"
+
+
 def main() -> None:
     host = Host()
     module = load_bot(sys.argv[1])
     observe = getattr(module, "observe", None)
+    offer_ahead = observe is None
+    plays = 1
     for message in host.messages():
         for line in message:
             key, _, rest = line.partition(" ")
@@ -55,10 +69,22 @@ def main() -> None:
             if key == "O" and len(fields) == 6:
                 if observe is not None:
                     tell(observe, fields)
+            elif key == "N" and len(fields) == 1 and fields[0].isdigit():
+                plays = max(1, int(fields[0]))
             elif key == "P" and len(fields) == 3:
                 game_id, my_id, opponent_id = (int(field) for field in fields)
-                play = ask_play(module, game_id, my_id, opponent_id)
-                host.answer(str(play) if abs(play) < LARGEST_SENT else "0")
+                answers = []
+                sent = perf_counter()
+                for _ in range(plays):
+                    answers.append(shown(ask_play(module, game_id, my_id, opponent_id)))
+                    if offer_ahead:
+                        answers[0] += "\nAHEAD"
+                        offer_ahead = False
+                    if perf_counter() - sent > FLUSH_AFTER:  # a slow play keeps its deadline
+                        host.answer_all(answers)
+                        answers, sent = [], perf_counter()
+                host.answer_all(answers)
+                plays = 1
 
 
 if __name__ == "__main__":

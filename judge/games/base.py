@@ -5,7 +5,8 @@ A game never does I/O, never reads a clock and draws randomness only from the
 always give the same replay. The runner's loop, for every turn::
 
     movers = state.to_move()                    # seats that must answer now
-    messages = state.begin_turn()               # lines each mover is told
+    messages = state.begin_turn()               # lines each mover is told (or none:
+                                                # it answered ahead, see begin_turn)
     orders = {s: state.parse_order(s, lines)}   # IllegalOrder disqualifies
     line = state.apply(orders)                  # one replay line per turn
     ...until state.is_over(); then state.result() and state.final_message(s)
@@ -112,7 +113,12 @@ class GameState(ABC):
 
     @abstractmethod
     def begin_turn(self) -> Mapping[int, list[str]]:
-        """The message for every seat in ``to_move()``; marks that news as told."""
+        """The message for every seat in ``to_move()``; marks that news as told.
+
+        A mover may be left out when it has already answered this turn: a game may ask
+        for several answers in one message (roshambolo's ``N k``), and the bot sends them
+        all at once. The runner then writes nothing to that seat and takes its next answer
+        as this turn's, under the turn's deadline as usual."""
 
     @abstractmethod
     def parse_order(self, seat: int, lines: list[str]) -> str:

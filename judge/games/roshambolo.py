@@ -12,6 +12,13 @@ every pair i < j of that order plays one game (``game_id`` counts from 1). Two
 seats and one round is the original's ``game`` mode. Every seat observes every
 round of every game; observations wait in a seat's queue until its next
 message. See docs/games/roshambolo.md for the messages and the replay line.
+
+A bot that needs no observations may answer its first play with a second line
+``AHEAD``: it is then told no ``O`` lines, and each of its ``P`` messages carries
+``N k``, the rounds of this game certain to be played from this one on; it answers
+all k plays at once (k answers) and is sent nothing until they are used up.
+Original bot files without ``observe`` do this through the adapter: the same
+``play`` calls, in the same order, without a round trip per round.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ HOW_SHAPES, HOW_MORE, HOW_COUNTER = "beats", "more", "counter"
 HOW_COIN, HOW_FORFEIT = "coin", "forfeit"
 HOWS = frozenset({HOW_SHAPES, HOW_MORE, HOW_COUNTER, HOW_COIN, HOW_FORFEIT})
 TRIM_AT = 4096  # drop told observations once this many pile up in front
+AHEAD = "AHEAD"  # a second answer line: this bot plays ahead and needs no observations
+AHEAD_MAX = 1000  # plays asked for in one message at most
 
 
 class RoshamboloOptions(GameOptions):
@@ -103,12 +112,19 @@ class Roshambolo(GameState):
     log: list[str] = field(default_factory=list)
     log_start: int = 0
     seen: list[int] = field(default_factory=list)
+    # Seats that play ahead (answered AHEAD), and the answers each still has to send or
+    # has sent ahead: a seat that owes answers gets no message.
+    ahead: set[int] = field(default_factory=set)
+    owed: list[int] = field(default_factory=list)
+    race: int = 0
 
     def __post_init__(self) -> None:
         self.order = list(range(self.seats))
         self.games_won = [0] * self.seats
         self.round_wins = [0] * self.seats
         self.seen = [0] * self.seats
+        self.owed = [0] * self.seats
+        self.race = self.race_to  # (read every round: a plain attribute)
         self.rng.shuffle(self.order)
         self._new_pairs()
         self._next_game()
@@ -164,7 +180,7 @@ class Roshambolo(GameState):
         """Observations the seat has not been told yet (marks them told)."""
         lines = self.log[self.seen[seat] - self.log_start :]
         self.seen[seat] = self.log_start + len(self.log)
-        live = self.live_seats()
+        live = [s for s in self.live_seats() if s not in self.ahead]
         oldest = min((self.seen[s] for s in live), default=self.seen[seat])
         if oldest - self.log_start >= TRIM_AT:
             del self.log[: oldest - self.log_start]
@@ -182,20 +198,40 @@ class Roshambolo(GameState):
         a, b = self.current
         messages: dict[int, list[str]] = {}
         for seat, opponent in ((a, b), (b, a)):
-            if seat not in self.disqualified:
-                request = f"P {self.game_id} {self.seat_label(seat)} {self.seat_label(opponent)}"
+            if seat in self.disqualified or self.owed[seat]:
+                continue  # (a seat that owes answers sent this turn's ahead: no message)
+            request = f"P {self.game_id} {self.seat_label(seat)} {self.seat_label(opponent)}"
+            if seat in self.ahead:
+                wins = self.wins
+                certain = min(self.race - (wins[0] if wins[0] > wins[1] else wins[1]), AHEAD_MAX)
+                self.owed[seat] = certain
+                messages[seat] = [f"N {certain}", request]
+            else:
                 messages[seat] = [*self._news(seat), request]
         return messages
 
     def parse_order(self, seat: int, lines: list[str]) -> str:
         # Any single line is a play; what it means is decided in apply(), which draws
         # from the rng for plays that name no shape (so a replay re-draws identically).
+        if len(lines) == 1:  # the usual answer, without single_order's lists
+            order = lines[0].strip()
+            if order:
+                return order
+        elif len(lines) == 2 and lines[1].strip() == AHEAD and seat not in self.ahead:
+            self.ahead.add(seat)  # from its next message on (the replay needs no record)
+            self.seen[seat] = self.log_start + len(self.log)
+            lines = lines[:1]
         return single_order(lines)
 
     def apply(self, orders: Mapping[int, str]) -> str:
         assert self.current is not None
         a, b = self.current
         self.turn_open = False
+        owed = self.owed
+        if owed[a]:
+            owed[a] -= 1
+        if owed[b]:
+            owed[b] -= 1
         head = f"{self.game_id} {self.seat_label(a)} {self.seat_label(b)}"
         answers = f"{_encode(orders.get(a))} {_encode(orders.get(b))}"
         if a not in orders or b not in orders:
@@ -215,7 +251,7 @@ class Roshambolo(GameState):
         self.rounds_played += 1
         self.log.append(f"O {head} {shape_a} {shape_b} {winner}")
         line = f"{head} {answers} {shape_a} {shape_b} {winner} {self.wins[0]} {self.wins[1]} {how}"
-        if self.wins[winner] == self.race_to:
+        if self.wins[winner] == self.race:
             self._end_game((a, b)[winner])
         return line
 
@@ -233,7 +269,7 @@ class Roshambolo(GameState):
         self._end_game(None if other in self.disqualified else other)
 
     def is_over(self) -> bool:
-        return self.current is None or len(self.live_seats()) < 2
+        return self.current is None or (bool(self.disqualified) and len(self.live_seats()) < 2)
 
     def result(self) -> GameResult:
         ranks = self.rank_with_disqualified(self.games_won)
@@ -246,7 +282,8 @@ class Roshambolo(GameState):
         )
 
     def final_message(self, seat: int) -> list[str]:
-        return self._news(seat) + super().final_message(seat)
+        news = [] if seat in self.ahead else self._news(seat)
+        return news + super().final_message(seat)
 
     # -- replays -------------------------------------------------------------
     def orders_from_line(self, line: str) -> dict[int, str]:
@@ -273,7 +310,11 @@ class Roshambolo(GameState):
 
 def _encode(answer: str | None) -> str:
     """An answer as one space-free token: percent-encoded, ``*`` when there is none."""
-    return NO_ANSWER if answer is None else quote(answer, safe="")
+    if answer is None:
+        return NO_ANSWER
+    if answer.isascii() and answer.isalnum():  # what quote() leaves as it is: the usual play
+        return answer
+    return quote(answer, safe="")
 
 
 GAME = Roshambolo
