@@ -288,7 +288,7 @@ async def test_judge_faults_are_retried_a_bounded_number_of_times(
 ) -> None:
     api = await open_api(tmp_path / "data", nursery, retry_backoff=0.05, max_attempts=3)
     # A real fault of the machine, not of the bot: the work directory is not a directory.
-    work = api.service.config.work_dir
+    work = api.service.ctx.work_root
     work.rmdir()
     work.write_text("not a directory")
     alice = await api.user("alice")

@@ -1,6 +1,6 @@
 """The backend-neutral storage suite: every Storage backend must pass all of it.
 
-A backend joins by adding a URL factory to BACKENDS; the tests speak only the Storage
+A backend joins by adding its URL to the ``storage`` fixture; the tests speak only the Storage
 interface (judge/server/storage.py), except the migration tests at the end, which are
 about the SQLite files that servers before migrations wrote.
 """
@@ -8,7 +8,7 @@ about the SQLite files that servers before migrations wrote.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,18 +18,25 @@ from judge.server.db import BadDatabaseURL, storage_for
 from judge.server.records import Launch, Match, Rating, Seat, Tournament
 from judge.server.sqlite import MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION
 from judge.server.storage import Conflict, Storage
+from tests.postgres_helpers import PostgresServer, missing_reason, postgres_server
 
 
-def sqlite_url(tmp: Path) -> str:
-    return f"sqlite:///{tmp / 'judge.sqlite3'}"
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[PostgresServer]:
+    reason = missing_reason()
+    if reason:
+        pytest.skip(reason)
+    with postgres_server() as server:
+        yield server
 
 
-BACKENDS: dict[str, Callable[[Path], str]] = {"sqlite": sqlite_url}
-
-
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture(params=["sqlite", "postgresql"])
 async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Storage]:
-    store = storage_for(BACKENDS[request.param](tmp_path))
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'judge.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres").new_database()
+    store = storage_for(url)
     await store.open()
     yield store
     await store.close()
@@ -58,6 +65,7 @@ async def bot_with_version(storage: Storage, name: str, owner: int, *, ready: bo
 
 def test_urls() -> None:
     assert type(storage_for("sqlite:///x.db")).__name__ == "SQLiteStorage"
+    assert type(storage_for("postgresql://u@h/db")).__name__ == "PostgresStorage"
     for bad in ("judge.sqlite3", "mysql://h/db", "sqlite://x.db", "sqlite:///"):
         with pytest.raises(BadDatabaseURL):
             storage_for(bad)
@@ -331,7 +339,106 @@ def test_judge_serve_takes_its_database_by_url(tmp_path: Path) -> None:
     assert db.is_file() and not (tmp_path / "data" / "judge.sqlite3").exists()
     refused = subprocess.run(
         [sys.executable, "-m", "judge.cli", "serve", "--data", str(tmp_path / "d2"),
-         "--db", "postgres://nowhere/db"],
+         "--db", "mysql://nowhere/db"],
         capture_output=True, text=True, cwd=ROOT, timeout=60,
     )
-    assert refused.returncode == 2 and "no storage backend for 'postgres'" in refused.stderr
+    assert refused.returncode == 2 and "no storage backend for 'mysql'" in refused.stderr
+
+
+# -- judge db migrate / copy ---------------------------------------------------------------
+def run_cli(*argv: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from judge.commands.server import db_group
+
+    result = CliRunner().invoke(db_group, list(argv), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_db_migrate_upgrades_an_old_database(tmp_path: Path) -> None:
+    path = tmp_path / "judge.sqlite3"
+    old_database(path)
+    code, output = run_cli("migrate", f"sqlite:///{path}")
+    assert code == 0 and "migrations applied now: 2" in output, output
+    code, output = run_cli("migrate", f"sqlite:///{path}")
+    assert code == 0 and "none needed" in output, output
+
+
+async def filled(url: str) -> dict[str, list[dict[str, object]]]:
+    """A database with a row in every table, through the Storage interface."""
+    store = storage_for(url)
+    await store.open()
+    try:
+        alice = await store.create_user("alice")
+        await store.add_token(alice.id, "hash", "laptop")
+        a = await bot_with_version(store, "a", alice.id, stored=123)
+        seat = Seat(bot_id=a[0], version=a[1], name="a@1")
+        rock = Seat(builtin="rock", name="builtin:rock")
+        await store.create_match(match("m1", seats=[seat, rock], kind="ladder"))
+        await store.claim_next_match(1.0)
+        await store.finish_match("m1", "finished", now=2.0, result={"winner": 0, "x": [1.5]},
+                                 rating_update=lambda rs: rs)
+        t = Tournament(id="t1", game="rps", status="running", spec={"plan": [[0, [0, 1], "x"]]},
+                       created=3.0)
+        await store.create_tournament(t, [(match("x", seats=[rock, rock], tournament_id="t1"),
+                                           10)])
+        return await store.export_rows()
+    finally:
+        await store.close()
+
+
+async def rows_of(url: str) -> dict[str, list[dict[str, object]]]:
+    store = storage_for(url)
+    await store.open()
+    try:
+        return await store.export_rows()
+    finally:
+        await store.close()
+
+
+async def test_db_copy_sqlite_to_postgresql_and_back(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    first = f"sqlite:///{tmp_path / 'first.sqlite3'}"
+    original = await filled(first)
+    assert all(original[table] for table in original), original
+    server = postgres.new_database()
+    code, output = await trio.to_thread.run_sync(run_cli, "copy", first, server)
+    assert code == 0 and "copied 1 users" in output, output
+    assert await rows_of(server) == original
+    # The copy keeps working: new rows get new ids.
+    store = storage_for(server)
+    await store.open()
+    bob = await store.create_user("bob")
+    await store.close()
+    assert bob.id == 2
+    back = f"sqlite:///{tmp_path / 'back.sqlite3'}"
+    code, output = await trio.to_thread.run_sync(run_cli, "copy", server, back)
+    assert code == 0, output
+    copied = await rows_of(back)
+    assert [u["name"] for u in copied["users"]] == ["alice", "bob"]
+    assert {k: v for k, v in copied.items() if k != "users"} == {
+        k: v for k, v in original.items() if k != "users"}
+    # Never into a database that has rows.
+    code, output = await trio.to_thread.run_sync(run_cli, "copy", first, server)
+    assert code == 1 and "not empty" in output, output
+
+
+async def test_claims_heartbeats_cancel_requests_and_stale_recovery(storage: Storage) -> None:
+    rock = Seat(builtin="rock", name="builtin:rock")
+    for i in range(2):
+        await storage.create_match(match(f"h{i}", seats=[rock, rock], created=i))
+    mine = await storage.claim_next_match(10.0, "server-a")
+    theirs = await storage.claim_next_match(10.0, "server-b")
+    assert mine is not None and theirs is not None and mine.id != theirs.id
+    assert await storage.heartbeat("server-a", 20.0) == []
+    assert await storage.request_cancel(theirs.id, "alice")
+    assert not await storage.request_cancel("nonexistent", "alice")
+    assert await storage.heartbeat("server-b", 20.0) == [(theirs.id, "alice")]
+    assert await storage.heartbeat("server-a", 40.0) == []
+    # server-b stopped beating at 20: only its match goes back to the queue.
+    requeued, failed = await storage.recover_interrupted(3, 45.0, stale_before=30.0)
+    assert (requeued, failed) == ([theirs.id], [])
+    again = await storage.claim_next_match(50.0, "server-a")
+    assert again is not None and again.id == theirs.id and again.attempts == 2
+    assert await storage.heartbeat("server-a", 51.0) == []  # the old request is gone

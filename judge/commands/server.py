@@ -75,6 +75,14 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
 )
 @click.option("--min-sandbox", default=None, help="refuse to start below this sandbox layer")
 @click.option(
+    "--lease",
+    type=click.FloatRange(1, 3600),
+    default=30.0,
+    show_default=True,
+    help="seconds after which a match whose server stopped is run again by another server "
+    "on the same database",
+)
+@click.option(
     "--builds",
     type=click.IntRange(1, 64),
     default=1,
@@ -101,6 +109,7 @@ def serve_command(
     deadline: float,
     layer: str | None,
     min_sandbox: str | None,
+    lease: float,
     builds: int,
     quota: tuple[str, ...],
 ) -> None:
@@ -126,6 +135,7 @@ def serve_command(
         build_concurrency=builds,
         quotas=parse_quotas(quota),
         db=db,
+        lease=lease,
     )
     from judge.server.db import BadDatabaseURL, storage_for
 
@@ -202,7 +212,12 @@ def admin_token(data: Path, db: str | None) -> None:
         finally:
             await storage.close()
 
-    click.echo(trio.run(issue))
+    try:
+        click.echo(trio.run(issue))
+    except click.ClickException:
+        raise
+    except Exception as exc:  # cannot connect, newer schema...: said, not a traceback
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
 
 
 # -- the client -------------------------------------------------------------------
@@ -500,4 +515,77 @@ def _print_match(match: dict[str, Any], as_json: bool) -> None:
         raise SystemExit(1)
 
 
-COMMANDS = [serve_command, admin_token, submit, remote]
+@click.group("db")
+def db_group() -> None:
+    """The server's database: migrate it, copy it to another backend."""
+
+
+def _open_storage(url: str) -> Any:
+    from judge.server.db import BadDatabaseURL, storage_for
+
+    try:
+        return storage_for(url)
+    except BadDatabaseURL as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@db_group.command("migrate")
+@click.argument("url")
+def db_migrate(url: str) -> None:
+    """Bring the database at URL to this judge's schema (judge serve also does on start)."""
+    import trio
+
+    storage = _open_storage(url)
+
+    async def run() -> list[int]:
+        await storage.open()
+        await storage.close()
+        return list(storage.applied_migrations)
+
+    try:
+        applied = trio.run(run)
+    except Exception as exc:  # cannot connect, newer schema...: said, not a traceback
+        raise click.ClickException(f"{url}: {exc}") from None
+    done = ", ".join(map(str, applied)) if applied else "none needed"
+    click.echo(f"schema {storage.schema_version}; migrations applied now: {done}")
+
+
+@db_group.command("copy")
+@click.argument("source")
+@click.argument("destination")
+def db_copy(source: str, destination: str) -> None:
+    """Copy every row from the database at SOURCE into the empty one at DESTINATION.
+
+    For example from the embedded default to PostgreSQL:
+    judge db copy sqlite:////srv/judge/judge.sqlite3 postgresql://judge@db/judge
+    Stop the server first; bot files and replays stay in the data directory.
+    """
+    import trio
+
+    from judge.server.storage import Conflict
+
+    src, dst = _open_storage(source), _open_storage(destination)
+
+    async def run() -> dict[str, int]:
+        await src.open()
+        try:
+            tables = await src.export_rows()
+        finally:
+            await src.close()
+        await dst.open()
+        try:
+            await dst.import_rows(tables)
+        finally:
+            await dst.close()
+        return {table: len(rows) for table, rows in tables.items()}
+
+    try:
+        counts = trio.run(run)
+    except Conflict as exc:
+        raise click.ClickException(f"{destination}: {exc}") from None
+    except Exception as exc:  # cannot connect, newer schema...: said, not a traceback
+        raise click.ClickException(f"{type(exc).__name__}: {exc}") from None
+    click.echo("copied " + ", ".join(f"{n} {table}" for table, n in counts.items()))
+
+
+COMMANDS = [serve_command, admin_token, submit, remote, db_group]

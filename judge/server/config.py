@@ -43,6 +43,9 @@ class ServerConfig:
     turn_deadline: float = 1.0
     startup_allowance: float = 5.0
     max_attempts: int = 3
+    # A running match's claim is renewed every lease/10 s; on a database shared by several
+    # servers, a match whose server stopped renewing for a lease is run again elsewhere.
+    lease: float = 30.0
     limits: UploadLimits = field(default_factory=UploadLimits)
     # Largest request body other than an upload.
     json_body_bytes: int = 1 << 20

@@ -1,4 +1,5 @@
-"""Storage chosen by URL: ``sqlite:///relative.db`` or ``sqlite:////absolute.db``."""
+"""Storage chosen by URL: ``sqlite:///relative.db``, ``sqlite:////absolute.db``, or
+``postgresql://user:password@host:port/database`` (libpq's URL, ``postgres://`` too)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from judge.server.storage import Storage
 
-SCHEMES = ("sqlite",)
+SCHEMES = ("sqlite", "postgresql")
 
 
 class BadDatabaseURL(ValueError):
@@ -25,6 +26,10 @@ def storage_for(url: str) -> Storage:
                 f"{url!r}: a SQLite URL is sqlite:///relative/path or sqlite:////absolute/path"
             )
         return SQLiteStorage(Path(rest[1:]))
+    if scheme in ("postgresql", "postgres"):
+        from judge.server.postgres import PostgresStorage
+
+        return PostgresStorage(url)
     raise BadDatabaseURL(
         f"{url!r}: no storage backend for {scheme!r} (this judge has: {', '.join(SCHEMES)})"
     )

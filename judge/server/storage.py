@@ -34,6 +34,13 @@ class Conflict(Exception):
 
 
 class Storage(ABC):
+    # Migrations applied by the last open() (numbers), and the newest this backend knows.
+    applied_migrations: list[int] = []  # noqa: RUF012 (replaced, never mutated)
+    schema_version: int = 0
+    # Whether several server processes may share it (then a stopped server's running
+    # matches are recovered by lease, not all at once on start).
+    shared: bool = False
+
     # -- lifecycle -------------------------------------------------------
     @abstractmethod
     async def open(self) -> None: ...
@@ -164,8 +171,19 @@ class Storage(ABC):
     ) -> list[Match]: ...
 
     @abstractmethod
-    async def claim_next_match(self, now: float) -> Match | None:
-        """The next claimable queued match (highest priority, oldest first), marked running."""
+    async def claim_next_match(self, now: float, owner: str = "") -> Match | None:
+        """The next claimable queued match (highest priority, oldest first), marked running
+        and claimed by ``owner`` (a server process) with a heartbeat of ``now``. Two processes
+        never claim the same match."""
+
+    @abstractmethod
+    async def heartbeat(self, owner: str, now: float) -> list[tuple[str, str]]:
+        """Refresh the heartbeat of ``owner``'s running matches; (id, by whom) of those
+        someone asked to cancel."""
+
+    @abstractmethod
+    async def request_cancel(self, match_id: str, by: str) -> bool:
+        """Ask whichever process runs the match to cancel it; False if it is not running."""
 
     @abstractmethod
     async def finish_match(
@@ -182,9 +200,12 @@ class Storage(ABC):
 
     @abstractmethod
     async def recover_interrupted(
-        self, max_attempts: int, now: float
+        self, max_attempts: int, now: float, *, stale_before: float | None = None
     ) -> tuple[list[str], list[str]]:
-        """Matches left ``running`` by a stopped server: requeued ids, ids marked ``error``."""
+        """Matches left ``running`` by a stopped server: requeued ids, ids marked ``error``.
+
+        With ``stale_before``, only those whose heartbeat is older (their server stopped
+        beating); without, every running match (a server alone on its database)."""
 
     @abstractmethod
     async def count_matches(
@@ -202,6 +223,16 @@ class Storage(ABC):
     # -- ratings -----------------------------------------------------------
     @abstractmethod
     async def ratings(self, game: str) -> list[Rating]: ...
+
+    # -- copying a whole database (judge db copy) -------------------------------------
+    @abstractmethod
+    async def export_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """Every row of every table, by table (the same columns in every backend)."""
+
+    @abstractmethod
+    async def import_rows(self, tables: dict[str, list[dict[str, Any]]]) -> None:
+        """Rows from ``export_rows`` into this empty database, in one transaction
+        (Conflict when it is not empty)."""
 
     # -- tournaments -----------------------------------------------------
     @abstractmethod

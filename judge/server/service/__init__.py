@@ -12,7 +12,10 @@ these parts, never storage.
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -101,10 +104,17 @@ class Service:
     # -- lifecycle -------------------------------------------------------
     async def open(self) -> None:
         """Prepare the working directories and storage; recover what a stopped server left."""
-        for directory in (self.config.work_dir, self.config.uploads_dir):
-            shutil.rmtree(directory, ignore_errors=True)
-            directory.mkdir(parents=True)
         await self.ctx.storage.open()
+        if self.ctx.storage.shared:
+            # Other servers may be working in there: only this process's scratch is new.
+            self.ctx.work_root.mkdir(parents=True)
+            self.config.uploads_dir.mkdir(parents=True, exist_ok=True)
+            _remove_dead_scratch(self.config.work_dir)
+        else:
+            for directory in (self.config.work_dir, self.config.uploads_dir):
+                shutil.rmtree(directory, ignore_errors=True)
+                directory.mkdir(parents=True)
+            self.ctx.work_root.mkdir()
         self.admin_token = await self.accounts.ensure_admin()
         await self.scheduler.recover()
         await self.catalog.recover()
@@ -120,6 +130,7 @@ class Service:
 
     async def close(self) -> None:
         await self.ctx.storage.close()
+        shutil.rmtree(self.ctx.work_root, ignore_errors=True)
 
     # -- general -----------------------------------------------------------
     def health(self) -> dict[str, Any]:
@@ -145,3 +156,19 @@ class Service:
             }
             for name, cls in all_games().items()
         ]
+
+
+def _remove_dead_scratch(work: Path) -> None:
+    """Scratch directories of stopped server processes on this host (named host-pid-tag)."""
+    host = socket.gethostname()
+    for entry in work.iterdir():
+        name_host, _, rest = entry.name.rpartition("-")[0].rpartition("-")
+        pid = rest
+        if name_host != host or not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except PermissionError:
+            continue

@@ -414,7 +414,7 @@ class Catalog:
 
     async def _build_once(self, bot_id: int, number: int, command: str) -> tuple[bool, str]:
         key = tree_key(bot_id, number)
-        work = self.config.work_dir / f"build{uuid.uuid4().hex[:12]}"
+        work = self.ctx.work_root / f"build{uuid.uuid4().hex[:12]}"
         box = work / "0"
         try:
             await self.blobs.checkout_tree(key, box)

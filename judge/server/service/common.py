@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import secrets
+import socket
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -131,10 +134,20 @@ class Context:
     sandbox: Sandbox
     hub: Hub = field(default_factory=Hub)
     rng: random.Random = field(default_factory=random.Random)
+    # This server process, among those that may share one database.
+    instance: str = field(
+        default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    )
 
     def __post_init__(self) -> None:
-        self._box_path = re.compile(re.escape(str(self.config.work_dir)) + r"/[^/\s'\"]+/\d+")
+        work = re.escape(str(self.work_root))
+        self._box_path = re.compile(work + r"/[^/\s'\"]+/\d+")
         self._data_path = re.compile(re.escape(str(self.config.data)))
+
+    @property
+    def work_root(self) -> Path:
+        """This process's scratch directory (matches' and builds' private copies)."""
+        return self.config.work_dir / self.instance
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the server's file paths taken out of every string (for public JSON)."""

@@ -26,6 +26,7 @@ from judge.server.live import Line, batches_of, lines_of
 from judge.server.records import Match, MatchKind, MatchStatus, Seat, User
 from judge.server.service.catalog import Catalog
 from judge.server.service.common import (
+    FINAL,
     PRIORITY,
     BadRequest,
     Context,
@@ -67,13 +68,39 @@ class Scheduler:
         self._wake.set()
 
     async def recover(self) -> None:
+        """Matches a stopped server left running go back to the queue: all of them when this
+        server is alone on its database, else those whose server stopped beating."""
+        await self._recover(initial=True)
+        if not self.storage.shared:
+            for match in await self.storage.list_matches(status="queued", limit=1_000_000):
+                self.hub.add(match.id)
+
+    async def _recover(self, *, initial: bool) -> None:
+        now = time.time()
+        stale = now - self.config.lease if self.storage.shared else None
+        if stale is None and not initial:
+            return
         requeued, failed = await self.storage.recover_interrupted(
-            self.config.max_attempts, time.time()
+            self.config.max_attempts, now, stale_before=stale
         )
         if requeued or failed:
             log.warning("recovered interrupted matches", requeued=requeued, failed=failed)
-        for match in await self.storage.list_matches(status="queued", limit=1_000_000):
-            self.hub.add(match.id)
+            self.wake()
+
+    async def _heartbeats(self) -> None:
+        """Keep this process's claims alive, act on cancel requests made through other
+        processes, and (on a shared database) take back matches of processes that died."""
+        while True:
+            await trio.sleep(self.config.lease / 10)
+            try:
+                for match_id, by in await self.storage.heartbeat(self.ctx.instance, time.time()):
+                    scope = self._cancel_scopes.get(match_id)
+                    if scope is not None and not scope.cancel_called:
+                        self._cancelled_by[match_id] = by
+                        scope.cancel()
+                await self._recover(initial=False)
+            except Exception:  # storage trouble: try again next beat
+                log.exception("heartbeat failed")
 
     # -- queueing -----------------------------------------------------------------
     def new_match(
@@ -112,7 +139,8 @@ class Scheduler:
         """Store a new queued match (see ``new_match`` for the fields) and wake the dispatcher."""
         match = self.new_match(**kw)
         await self.storage.create_match(match, priority=PRIORITY[match.kind], held=held)
-        self.hub.add(match.id)
+        if not self.storage.shared:  # (shared: whichever process runs it fans it out)
+            self.hub.add(match.id)
         self.wake()
         return match
 
@@ -195,10 +223,26 @@ class Scheduler:
         return match, chunks()
 
     async def stream(self, match_id: str, after: int = -1) -> AsyncIterator[Line]:
-        async for item in lines_of(
-            self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
-        ):
-            yield item
+        if not self.storage.shared or match_id in self.running:
+            async for item in lines_of(
+                self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
+            ):
+                yield item
+            return
+        # Another server process may run it: follow its replay as it grows until it ends.
+        sent = after
+        while True:
+            status = (await self.match_or_404(match_id)).status
+            index = -1
+            async for batch in self.blobs.replay_lines(match_id):
+                for line in batch:
+                    index += 1
+                    if index > sent:
+                        sent = index
+                        yield index, line
+            if status in FINAL:  # read before the file, so the file was complete
+                return
+            await trio.sleep(0.5)
 
     async def stream_batches(
         self, match_id: str, after: int = -1
@@ -216,7 +260,16 @@ class Scheduler:
         if match.status == "running":
             scope = self._cancel_scopes.get(match.id)
             if scope is None:
-                raise Taken(f"match {match.id} is just starting or ending; try again")
+                # Running in another server process (or just starting): it sees the request
+                # at its next heartbeat.
+                if not await self.storage.request_cancel(match.id, user.name):
+                    raise Taken(f"match {match.id} is just starting or ending; try again")
+                with trio.move_on_after(max(30.0, self.config.lease)):
+                    while True:  # (another process ends it: no event reaches us)
+                        if (await self.match_or_404(match.id)).status != "running":
+                            break
+                        await trio.sleep(0.2)
+                return await self.match_or_404(match.id)
             self._cancelled_by[match.id] = user.name
             recorded = self._recorded.setdefault(match.id, trio.Event())
             scope.cancel()
@@ -240,13 +293,14 @@ class Scheduler:
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self._heartbeats)
             task_status.started()
             while True:
                 await self._slots.acquire()
                 # A fresh event before looking: an enqueue from now on wakes us.
                 self._wake = trio.Event()
                 try:
-                    match = await self.storage.claim_next_match(time.time())
+                    match = await self.storage.claim_next_match(time.time(), self.ctx.instance)
                 except Exception:  # storage trouble (disk full, locked): retry, never die
                     self._slots.release()
                     log.exception("claiming the next match failed; retrying")
@@ -283,7 +337,7 @@ class Scheduler:
         live = self.hub.add(match.id)
         live.reset()
         self.running.add(match.id)
-        workdir = self.config.work_dir / match.id
+        workdir = self.ctx.work_root / match.id
         status: MatchStatus = "error"
         result: dict[str, Any] | None = None
         error = ""

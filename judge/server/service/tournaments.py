@@ -102,8 +102,9 @@ class Tournaments:
         )
         # One transaction: a tournament never exists with only some of its matches.
         await self.storage.create_tournament(tournament, matches)
-        for match, _ in matches:
-            self.ctx.hub.add(match.id)
+        if not self.storage.shared:
+            for match, _ in matches:
+                self.ctx.hub.add(match.id)
         self.scheduler.wake()
         assert self._nursery is not None
         self._nursery.start_soon(self._follow, tournament.id)
