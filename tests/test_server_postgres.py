@@ -61,10 +61,15 @@ def test_two_servers_share_the_queue_and_take_over_from_a_dead_one(
                 owners = {row[0] for row in conn.execute(
                     "SELECT claimed_by FROM matches WHERE kind = 'manual'")}
             assert len(owners) == 2, owners
-            # A viewer on the other server sees the lines of a finished match too.
-            lines = b.get(f"/api/matches/{ids[0]}/replay").text.splitlines()
-            stream = b.get(f"/api/matches/{ids[0]}/live").text
-            assert stream.count("event: line") == len(lines) and "event: end" in stream
+            # Either server streams any match, whichever ran it, line by line or in batches.
+            for match_id in ids[:4]:
+                lines = a.get(f"/api/matches/{match_id}/replay").text.splitlines()
+                for client in (a, b):
+                    stream = client.get(f"/api/matches/{match_id}/live").text
+                    data = [ln[6:] for ln in stream.splitlines() if ln.startswith("data: ")]
+                    assert data[: len(lines)] == lines and "event: end" in stream
+                    batched = client.get(f"/api/matches/{match_id}/live?batch=true").text
+                    assert "event: lines" in batched and "event: end" in batched
 
             # kill -9 the server running a long match: the other one runs it again.
             r = a.post("/api/matches", json={

@@ -222,35 +222,49 @@ class Scheduler:
 
         return match, chunks()
 
+    def _here(self, match_id: str) -> bool:
+        """Whether this process's live fan-out has the match (always, alone on a database)."""
+        return not self.storage.shared or match_id in self.running
+
     async def stream(self, match_id: str, after: int = -1) -> AsyncIterator[Line]:
-        if not self.storage.shared or match_id in self.running:
+        if self._here(match_id):
             async for item in lines_of(
                 self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
             ):
                 yield item
             return
-        # Another server process may run it: follow its replay as it grows until it ends.
+        async for last, lines in self._follow_file(match_id, after):
+            for offset, line in enumerate(lines):
+                yield last - len(lines) + 1 + offset, line
+
+    async def stream_batches(
+        self, match_id: str, after: int = -1
+    ) -> AsyncIterator[tuple[int, list[str]]]:
+        if self._here(match_id):
+            async for item in batches_of(
+                self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
+            ):
+                yield item
+            return
+        async for item in self._follow_file(match_id, after):
+            yield item
+
+    async def _follow_file(self, match_id: str, after: int) -> AsyncIterator[tuple[int, list[str]]]:
+        """Another server process may run the match: follow its replay file as it grows,
+        until the match has ended. (last index, lines) per batch read."""
         sent = after
         while True:
             status = (await self.match_or_404(match_id)).status
             index = -1
             async for batch in self.blobs.replay_lines(match_id):
-                for line in batch:
-                    index += 1
-                    if index > sent:
-                        sent = index
-                        yield index, line
+                fresh = batch[max(0, sent - index) :]
+                index += len(batch)
+                if fresh:
+                    sent = index
+                    yield index, fresh
             if status in FINAL:  # read before the file, so the file was complete
                 return
             await trio.sleep(0.5)
-
-    async def stream_batches(
-        self, match_id: str, after: int = -1
-    ) -> AsyncIterator[tuple[int, list[str]]]:
-        async for item in batches_of(
-            self.hub, match_id, lambda: self.blobs.replay_lines(match_id), after
-        ):
-            yield item
 
     # -- cancelling ---------------------------------------------------------------
     async def cancel(self, user: User, match_id: str) -> Match:
