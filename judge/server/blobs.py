@@ -167,8 +167,3 @@ class LocalBlobStore(BlobStore):
     async def last_replay_line(self, key: str) -> str | None:
         return await trio.to_thread.run_sync(last_line, self._replay(key))
 
-
-def blob_store_for(url: str) -> BlobStore:
-    """``file:///path`` (or a bare path): the local directory store."""
-    path = url.removeprefix("file://")
-    return LocalBlobStore(Path(path))
