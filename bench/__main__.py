@@ -1,6 +1,7 @@
 """Run the whole bench and print one table: ``uv run python -m bench [--quick] [ITEM...]``.
 
-Items: floor overhead throughput arena startup deadline scale cluster (default: all, in that order).
+Items: floor overhead throughput arena startup deadline scale cluster botcost (default: all,
+in that order).
 Each writes its JSON to bench/results/<item>[-quick].json. ``--quick`` runs tiny sizes in a
 few seconds (what the test suite does so the bench cannot rot); its figures mean nothing.
 """
@@ -13,7 +14,17 @@ import time
 
 from bench.common import Row, print_table
 
-ITEMS = ("floor", "overhead", "throughput", "arena", "startup", "deadline", "scale", "cluster")
+ITEMS = (
+    "floor",
+    "overhead",
+    "throughput",
+    "arena",
+    "startup",
+    "deadline",
+    "scale",
+    "cluster",
+    "botcost",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,8 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [a for a in args if not a.startswith("-")]
     unknown = [a for a in wanted if a not in ITEMS]
     if unknown:
-        print(f"unknown bench item(s): {', '.join(unknown)} (items: {', '.join(ITEMS)})",
-              file=sys.stderr)
+        print(
+            f"unknown bench item(s): {', '.join(unknown)} (items: {', '.join(ITEMS)})",
+            file=sys.stderr,
+        )
         return 2
     rows: list[Row] = []
     for item in wanted or ITEMS:

@@ -29,6 +29,7 @@ from bench.arenas import (
 from bench.common import Report, Row, Spread, paired_ratios, quiet_logs
 
 TARGET_COUNTING_RATIO = 1.0
+TARGET_ROSHAMBOLO_RATIO = 10.0
 
 
 def counting_tourney(rounds: int, runs: int, count: int = 20, concurrency: int = 2) -> Any:
@@ -37,8 +38,14 @@ def counting_tourney(rounds: int, runs: int, count: int = 20, concurrency: int =
     from judge.tournament import TourneySpec
 
     bots = [resolve(str(path), "counting") for path in counting_files()[:count]]
-    return TourneySpec(game="counting", bots=bots, options={"rounds": rounds}, runs=runs,
-                       seed=0, concurrency=concurrency)
+    return TourneySpec(
+        game="counting",
+        bots=bots,
+        options={"rounds": rounds},
+        runs=runs,
+        seed=0,
+        concurrency=concurrency,
+    )
 
 
 def judge_counting_scores(result: Any) -> tuple[list[float], list[int]]:
@@ -91,8 +98,9 @@ async def ours_roshambolo(rounds: int, race_to: int) -> tuple[float, Any]:
     from judge.sandbox.select import default_sandbox
 
     bots = [resolve(str(path), "roshambolo") for path in roshambolo_files()]
-    spec = MatchSpec(game="roshambolo", bots=bots, options={"rounds": rounds, "race_to": race_to},
-                     seed=1)
+    spec = MatchSpec(
+        game="roshambolo", bots=bots, options={"rounds": rounds, "race_to": race_to}, seed=1
+    )
     began = time.perf_counter()
     result = await run_match(spec, sandbox=default_sandbox())
     return time.perf_counter() - began, result
@@ -107,9 +115,16 @@ def run(quick: bool = False) -> Report:
     repeats = 1 if quick else 2  # of each arena, interleaved with its reference
     c_rounds, c_runs, c_bots = (20, 2, 4) if quick else (1000, 10, 20)
     r_rounds, r_race = (2, 20) if quick else (100, 1000)
-    data: dict[str, list[Any]] = {"counting_ref_s": [], "counting_ours_s": [],
-                                  "counting_cores": [], "rosh_ref_s": [], "rosh_ours_s": [],
-                                  "rosh_ours_games": [], "rosh_ref_games": [], "counting_dq": []}
+    data: dict[str, list[Any]] = {
+        "counting_ref_s": [],
+        "counting_ours_s": [],
+        "counting_cores": [],
+        "rosh_ref_s": [],
+        "rosh_ours_s": [],
+        "rosh_ours_games": [],
+        "rosh_ref_games": [],
+        "counting_dq": [],
+    }
 
     async def main() -> None:
         # Interleaved: reference, ours, reference, ours... so drift hits both alike.
@@ -129,28 +144,85 @@ def run(quick: bool = False) -> Report:
 
     trio.run(main)
     report.data = data
-    what = (f"{c_bots} bots, {c_bots * (c_bots - 1) // 2} pairs x {c_rounds} rounds "
-            f"x {c_runs} runs")
+    what = f"{c_bots} bots, {c_bots * (c_bots - 1) // 2} pairs x {c_rounds} rounds x {c_runs} runs"
     dq = sum(data["counting_dq"])
-    report.add(Row("4 arenas", f"counting arena in process (reference), {what}",
-                   Spread.of(data["counting_ref_s"]), "s", digits=2))
-    report.add(Row("4 arenas", f"counting arena, judge tourney, sandbox {layer}, adapters",
-                   Spread.of(data["counting_ours_s"]), "s", digits=2,
-                   note=(f"{dq} DQ; " if dq else "")
-                   + f"{Spread.of(data['counting_cores']).median:.2f} cores busy"))
+    report.add(
+        Row(
+            "4 arenas",
+            f"counting arena in process (reference), {what}",
+            Spread.of(data["counting_ref_s"]),
+            "s",
+            digits=2,
+        )
+    )
+    report.add(
+        Row(
+            "4 arenas",
+            f"counting arena, judge tourney, sandbox {layer}, adapters",
+            Spread.of(data["counting_ours_s"]),
+            "s",
+            digits=2,
+            note=(f"{dq} DQ; " if dq else "")
+            + f"{Spread.of(data['counting_cores']).median:.2f} cores busy",
+        )
+    )
     ratio = paired_ratios(data["counting_ours_s"], data["counting_ref_s"])
-    report.add(Row("4 arenas", "counting arena: ours / in-process (same run)", ratio, "x",
-                   f"<= {TARGET_COUNTING_RATIO:g}",
-                   None if quick else ratio.median <= TARGET_COUNTING_RATIO, digits=2))
+    report.add(
+        Row(
+            "4 arenas",
+            "counting arena: ours / in-process (same run)",
+            ratio,
+            "x",
+            f"<= {TARGET_COUNTING_RATIO:g}",
+            None if quick else ratio.median <= TARGET_COUNTING_RATIO,
+            digits=2,
+        )
+    )
     what = f"{r_rounds} rounds x 3 bots, races to {r_race}"
-    report.add(Row("4 arenas", f"roshambolo tourney in process (reference), {what}",
-                   Spread.of(data["rosh_ref_s"]), "s", digits=2,
-                   note=f"games won {data['rosh_ref_games'][-1]}"))
-    report.add(Row("4 arenas", f"roshambolo tourney, our judge (one match), sandbox {layer}",
-                   Spread.of(data["rosh_ours_s"]), "s", digits=2,
-                   note=f"games won {data['rosh_ours_games'][-1]}"))
-    report.add(Row("4 arenas", "roshambolo tourney: ours / in-process (same run)",
-                   paired_ratios(data["rosh_ours_s"], data["rosh_ref_s"]), "x", digits=1))
+    report.add(
+        Row(
+            "4 arenas",
+            f"roshambolo tourney in process (reference), {what}",
+            Spread.of(data["rosh_ref_s"]),
+            "s",
+            digits=2,
+            note=f"games won {data['rosh_ref_games'][-1]}",
+        )
+    )
+    report.add(
+        Row(
+            "4 arenas",
+            f"roshambolo tourney, our judge (one match), sandbox {layer}",
+            Spread.of(data["rosh_ours_s"]),
+            "s",
+            digits=2,
+            note=f"games won {data['rosh_ours_games'][-1]}",
+        )
+    )
+    ratio = paired_ratios(data["rosh_ours_s"], data["rosh_ref_s"])
+    report.add(
+        Row(
+            "4 arenas",
+            "roshambolo tourney: ours / in-process (same run)",
+            ratio,
+            "x",
+            f"<= {TARGET_ROSHAMBOLO_RATIO:g}",
+            None if quick else ratio.median <= TARGET_ROSHAMBOLO_RATIO,
+            digits=1,
+        )
+    )
+    same = data["rosh_ours_games"] == [[float(n) for n in won] for won in data["rosh_ref_games"]]
+    report.add(
+        Row(
+            "4 arenas",
+            "roshambolo tourney: games won equal the original's",
+            None,
+            "",
+            "equal",
+            None if quick else same,
+            note=f"{data['rosh_ours_games'][-1]}",
+        )
+    )
     return report
 
 

@@ -17,13 +17,16 @@ from collections.abc import Iterator
 
 _in = sys.stdin.buffer
 _out = sys.stdout.buffer
+_readline = _in.readline  # buffered: one read system call brings a whole message
 
 
 def read_message() -> list[str] | None:
     """The next message from the judge, or None at EOF."""
     lines: list[str] = []
     while True:
-        raw = _in.readline()
+        raw = _readline()
+        if raw == b".\n":
+            return lines
         if not raw:
             return None
         line = raw.decode().rstrip("\r\n")
@@ -35,13 +38,17 @@ def read_message() -> list[str] | None:
 def messages() -> Iterator[list[str]]:
     """Every turn's message until the judge says the match is over."""
     while (message := read_message()) is not None:
-        if any(line.startswith("END") for line in message):
-            return
+        for line in message:
+            if line[:3] == "END":
+                return
         yield message
 
 
 def answer(*orders: str) -> None:
-    _out.write("".join(f"{order}\n" for order in orders).encode() + b".\n")
+    if len(orders) == 1:
+        _out.write(orders[0].encode() + b"\n.\n")
+    else:
+        _out.write("".join(f"{order}\n" for order in orders).encode() + b".\n")
     _out.flush()
 
 

@@ -95,7 +95,7 @@ def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixtu
         assert payload["quick"] is True and payload["rows"], item
         assert any(row["value"] is not None for row in payload["rows"]), item
     for label in ("1 floor", "2 overhead", "3 throughput", "4 arenas", "5 start-up",
-                  "6 deadline", "7 scale"):
+                  "6 deadline", "7 scale", "9 bot CPU"):
         assert label in table
     deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]
     # The bench's deadline bots really are slow: 1,100 ms answers are disqualified.

@@ -73,6 +73,9 @@ def main() -> None:
                 plays = max(1, int(fields[0]))
             elif key == "P" and len(fields) == 3:
                 game_id, my_id, opponent_id = (int(field) for field in fields)
+                if plays == 1 and not offer_ahead:  # (round by round: no list, no clock)
+                    host.answer(shown(ask_play(module, game_id, my_id, opponent_id)))
+                    continue
                 answers = []
                 sent = perf_counter()
                 for _ in range(plays):
