@@ -10,7 +10,7 @@ The style is detected from what the file defines at its top level (or chosen wit
 | counting     | counting    | ``strategy(last_results)`` [+ legacy ``turn``]     |
 | protocol     | any         | none of these: it speaks the protocol itself       |
 
-Each adapter is a script ``bots/adapters/<style>.py`` that takes the bot file as its argument,
+Each adapter is a script ``games/<game>/adapter.py`` that takes the bot file as its argument,
 speaks the protocol on stdin/stdout and calls the bot's functions.
 
 A Python 2 file (``bots/adapters/py2compat.py`` says which) is translated here, once per
@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 
 from bots.adapters import py2compat
-from judge.bots import BOTS_DIR, BotError, python_argv
+from judge.bots import BOTS_DIR, GAMES_DIR, BotError, python_argv
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
 STYLES = ("protocol", "rpscontest", "roshambolo", "liarsdice", "counting")
@@ -89,7 +89,8 @@ def argv_for(path: Path, game: str, adapter: str | None) -> list[str]:
 def adapter_script(style: str, game: str) -> Path:
     if style != "protocol" and GAME_OF_STYLE[style] != game:
         raise BotError(f"the {style} adapter is for {GAME_OF_STYLE[style]}, not {game}")
-    script = ADAPTERS_DIR / ("py2main.py" if style == "protocol" else f"{style}.py")
+    script = (ADAPTERS_DIR / "py2main.py" if style == "protocol"
+              else GAMES_DIR / GAME_OF_STYLE[style] / "adapter.py")
     if not script.is_file():
         raise BotError(f"no adapter for {style} bots is installed ({script} is missing)")
     return script

@@ -17,6 +17,7 @@ from judge.models import BotSpec
 from judge.sandbox.base import SAFE_PATH, VISIBLE_SYSTEM
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
+GAMES_DIR = BOTS_DIR.parent / "games"
 MANIFEST = "bot.toml"
 BUILD_TIMEOUT = 120.0
 
@@ -33,7 +34,7 @@ def python_argv(script: Path) -> list[str]:
 def builtin_bots(game: str) -> dict[str, str]:
     """Built-in bots of a game: name -> one-line description."""
     try:
-        module = importlib.import_module(f"bots.builtin.{game}")
+        module = importlib.import_module(f"games.{game}.bots")
     except ModuleNotFoundError:
         return {}
     return {name: (fn.__doc__ or "").strip() for name, fn in module.BOTS.items()}
@@ -43,7 +44,7 @@ def builtin_spec(game: str, name: str) -> BotSpec:
     return BotSpec(
         name=name,
         argv=(sys.executable, "-S", "-s", str(BOTS_DIR / "play.py"), game, name),
-        readonly_paths=(BOTS_DIR,),
+        readonly_paths=(BOTS_DIR, GAMES_DIR),
     )
 
 
@@ -229,9 +230,9 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
     return BotSpec(
         name=path.stem,
         argv=tuple(argv),
-        env={"PYTHONPATH": str(BOTS_DIR)},
+        env={"PYTHONPATH": f"{BOTS_DIR}{os.pathsep}{BOTS_DIR / 'adapters'}"},
         cwd=path.parent,
-        readonly_paths=(BOTS_DIR,),
+        readonly_paths=(BOTS_DIR, GAMES_DIR),
         box=path.parent,
     )
 

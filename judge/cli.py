@@ -8,9 +8,9 @@ from typing import Any
 import click
 import trio
 
+from games import UnknownGame, all_games, get_game
 from judge import __version__, logs
 from judge.bots import BotError, builtin_bots, resolve
-from judge.games import UnknownGame, all_games, get_game
 from judge.models import MatchResult, MatchSpec
 from judge.runner import run_match
 from judge.sandbox.base import LAYERS, Sandbox, SandboxError

@@ -22,8 +22,9 @@ from time import perf_counter
 import structlog
 import trio
 
+from games import get_game
+from games.base import GameState, IllegalOrder
 from judge import __version__
-from judge.games import GameState, IllegalOrder, get_game
 from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode

@@ -28,10 +28,10 @@ from typing import Any
 import trio
 from pydantic import BaseModel, Field
 
+from games import get_game
+from games.base import competition_ranks
 from judge.executors.base import Executor, MatchJob
 from judge.executors.inproc import InProcessExecutor
-from judge.games import get_game
-from judge.games.base import competition_ranks
 from judge.models import BotSpec, MatchResult, MatchSpec
 from judge.sandbox import Sandbox
 

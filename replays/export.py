@@ -17,14 +17,27 @@ from replays.reader import Disqualified, Header, Record, Result, Turn
 
 STATIC = Path(__file__).resolve().parent / "static"
 TEMPLATE = STATIC / "viewer.html"
+GAMES = Path(__file__).resolve().parent.parent / "games"
+GAME_ASSET = "games/{game}.js"  # how a game's renderer (games/<game>/viewer.js) is named
 
 
 def asset_names() -> list[str]:
     """The viewer's scripts, in load order: the chart library, the viewer, then every game's
     renderer."""
-    found = (STATIC / "renderers").glob("*.js")
-    renderers = sorted(path.relative_to(STATIC).as_posix() for path in found)
-    return ["chart.js", "viewer.js", *renderers]
+    found = sorted(GAMES.glob("*/viewer.js"))
+    return ["chart.js", "viewer.js", *(GAME_ASSET.format(game=path.parent.name) for path in found)]
+
+
+def asset_file(name: str) -> Path | None:
+    """The file behind an asset name (``viewer.css``, ``chart.js``, ``viewer.js``,
+    ``games/<game>.js``)."""
+    if name in ("viewer.css", "chart.js", "viewer.js"):
+        return STATIC / name
+    game = name.removeprefix("games/").removesuffix(".js")
+    if name == GAME_ASSET.format(game=game) and game.isidentifier():
+        path = GAMES / game / "viewer.js"
+        return path if path.is_file() else None
+    return None
 
 
 def _script_safe(text: str) -> str:
@@ -40,10 +53,16 @@ def _json_for_script(value: object) -> str:
 def _inline_assets() -> tuple[str, str]:
     style = f"<style>\n{(STATIC / 'viewer.css').read_text()}</style>"
     scripts = "\n".join(
-        f"<script>\n{_script_safe((STATIC / name).read_text())}\n</script>"
+        f"<script>\n{_script_safe(_asset_text(name))}\n</script>"
         for name in asset_names()
     )
     return style, scripts
+
+
+def _asset_text(name: str) -> str:
+    path = asset_file(name)
+    assert path is not None, name
+    return path.read_text()
 
 
 def _linked_assets(prefix: str) -> tuple[str, str]:

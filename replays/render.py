@@ -14,7 +14,8 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 
-from judge.games import GameState, UnknownGame, get_game
+from games import UnknownGame, get_game
+from games.base import GameState
 from judge.models import OUTCOMES, MatchResult
 from replays.format import ReplayHeader
 from replays.reader import Disqualified, Turn

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.games import GameState, IllegalOrder, ReplayMismatch, UnknownGame, get_game
+from games import UnknownGame, get_game
+from games.base import GameState, IllegalOrder, ReplayMismatch
 from judge.models import OUTCOMES, MatchResult
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn

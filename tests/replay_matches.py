@@ -7,8 +7,8 @@ from typing import Any
 
 import trio
 
+from games import get_game
 from judge.bots import builtin_bots
-from judge.games import get_game
 from judge.models import BotSpec, MatchResult, MatchSpec
 from judge.runner import run_match
 from tests.conftest import builtin

@@ -31,7 +31,7 @@ async def play(tmp_path: Path, *names: str, seed: int = 1, race_to: int = 20, ro
 
 def test_bot_files_are_detected_as_roshambolo_modules() -> None:
     spec = bot("p_counter")
-    assert spec.argv[-2].endswith("bots/adapters/roshambolo.py")
+    assert spec.argv[-2].endswith("games/roshambolo/adapter.py")
     assert spec.argv[-1] == str(ORIGINAL / "p_counter.py")
 
 

@@ -1,4 +1,4 @@
-"""rpscontest.com programs, run unchanged through bots/adapters/rpscontest.py in the rps game."""
+"""rpscontest.com programs, run unchanged through games/rps/adapter.py in the rps game."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ async def play(first: BotSpec, second: str, turns: int = 20, seed: int = 1,
 
 
 def test_programs_are_detected_by_their_output_global() -> None:
-    assert program("freq").argv[-2].endswith("bots/adapters/rpscontest.py")
-    assert program("cycle_main").argv[-2].endswith("bots/adapters/rpscontest.py")
+    assert program("freq").argv[-2].endswith("games/rps/adapter.py")
+    assert program("cycle_main").argv[-2].endswith("games/rps/adapter.py")
 
 
 async def test_frequency_counter_beats_rock_every_round() -> None:

@@ -13,8 +13,8 @@ import pytest
 from bench import arenas
 from bench.arena import counting_tourney, judge_counting_scores
 from bench.common import RESULTS_DIR, Spread, paired_ratios
+from games.counting.rules import score_round
 from judge.bots import resolve
-from judge.games.counting import score_round
 from judge.models import MatchSpec
 from judge.runner import run_match
 from judge.tournament import run_tourney

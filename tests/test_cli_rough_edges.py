@@ -48,7 +48,7 @@ def test_a_server_that_is_not_a_url_is_a_usage_error() -> None:
 
 
 def test_seat_counts_read_as_words() -> None:
-    from judge.games import get_game
+    from games import get_game
 
     rps, liarsdice = get_game("rps"), get_game("liarsdice")
     with pytest.raises(ValueError, match=r"^rps takes 2 bots, got 3$"):

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.base import IllegalOrder
+from games.counting.rules import Counting, CountingOptions, score_round
 from judge.bots import resolve
-from judge.games import IllegalOrder
-from judge.games.counting import Counting, CountingOptions, score_round
 from judge.models import MatchSpec
 from judge.runner import run_match
 from replays.verify import verify_file

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.base import GameOptions, IllegalOrder
+from games.liarsdice.rules import LiarsDice
 from judge.bots import resolve
-from judge.games import GameOptions, IllegalOrder
-from judge.games.liarsdice import LiarsDice
 from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
 from tests.conftest import TEST_BOTS, misbehaving

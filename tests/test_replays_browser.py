@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from judge.games import all_games
-from replays.export import STATIC, viewer_page, write_html
+from games import all_games
+from replays.export import asset_file, viewer_page, write_html
 from replays.reader import ReplayReader, Turn
 from replays.writer import ReplayWriter
 from tests.replay_matches import record_sync
@@ -179,8 +179,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif self.path == "/favicon.ico":
             self._send(204, "image/x-icon", b"")
         elif self.path.startswith("/static/"):
-            asset = (STATIC / self.path.removeprefix("/static/")).resolve()
-            if STATIC not in asset.parents or not asset.is_file():
+            asset = asset_file(self.path.removeprefix("/static/"))
+            if asset is None:
                 self._send(404, "text/plain", b"not found")
                 return
             kind = "text/css" if asset.suffix == ".css" else "text/javascript"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.games import all_games
+from games import all_games
 from judge.models import BotSpec
 from replays.reader import Disqualified, Header, ReplayReader, Result, Turn
 from replays.render import RENDERERS, Renderer, renderer_for

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from judge.games import IllegalOrder, ReplayMismatch, get_game
-from judge.games.roshambolo import PAPER, ROCK, SCISSORS, Roshambolo, decide, shape_of
+from games import get_game
+from games.base import IllegalOrder, ReplayMismatch
+from games.roshambolo.rules import PAPER, ROCK, SCISSORS, Roshambolo, decide, shape_of
 from judge.models import BotSpec, MatchSpec
 from judge.runner import run_match
 from replays.verify import verify_file

@@ -108,10 +108,10 @@ def evaluate_command(
 
     import trio
 
+    from games import get_game
     from judge import cli
     from judge.evaluate import evaluate
     from judge.executors import ExecutorError, check_executor, open_executor
-    from judge.games import get_game
 
     game = cli._game(game)
     cls = get_game(game)

@@ -77,8 +77,8 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     judge play liarsdice computer computer --seat 2
     judge play counting crab --rounds 5
     """
+    from games import get_game
     from judge import cli
-    from judge.games import get_game
     from judge.sandbox.select import default_sandbox
 
     game = cli._game(game)

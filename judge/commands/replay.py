@@ -21,7 +21,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from judge.games import UnknownGame, get_game
+from games import UnknownGame, get_game
 from replays.format import ReplayFormatError
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 

@@ -51,8 +51,8 @@ LINEUPS: dict[str, Lineup] = {
 
 def lineup_for(game: str) -> Lineup | None:
     """A known lineup, else the built-in ``random`` (or the first built-in) in every seat."""
+    from games import get_game
     from judge.bots import builtin_bots
-    from judge.games import get_game
 
     if game in LINEUPS:
         return LINEUPS[game]
@@ -199,8 +199,8 @@ async def _run(spec: MatchSpec, sandbox: Any, replay: Path | None = None) -> Mat
 
 def builtin_of_another_game(bot: str, game: str) -> str | None:
     """The game whose built-in BOT names, when it is not one of ``game``'s and not a file."""
+    from games import all_games
     from judge.bots import builtin_bots
-    from judge.games import all_games
 
     if Path(bot).exists() or bot in builtin_bots(game):
         return None
@@ -212,7 +212,7 @@ def off_rules_answers(replay: Path, seat: int) -> str | None:
     (a game that plays on whatever a bot answers, e.g. roshambolo, hides that otherwise)."""
     import random as _random
 
-    from judge.games import get_game
+    from games import get_game
     from replays.reader import Header, ReplayReader, Turn
 
     state = None

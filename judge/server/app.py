@@ -31,7 +31,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -40,8 +46,7 @@ from judge import __version__
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError
 from judge.server.uploads import UploadRefused, read_limited
-from replays.export import STATIC as REPLAY_STATIC
-from replays.export import asset_names
+from replays.export import asset_file, asset_names
 
 log = structlog.get_logger("judge.server.http")
 
@@ -694,8 +699,15 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     for path, name in PAGES.items():
         app.router.routes.append(Route(path, page(name), methods=["GET"]))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    if REPLAY_STATIC.is_dir():
-        app.mount("/replay-static", StaticFiles(directory=REPLAY_STATIC), name="replay-static")
+
+    async def replay_asset(request: Request) -> Response:
+        """The replay viewer's files and every game's renderer (games/<game>/viewer.js)."""
+        path = asset_file(request.path_params["name"])
+        if path is None:
+            raise HTTPException(404, "no such replay viewer asset")
+        return FileResponse(path)
+
+    app.router.routes.append(Route("/replay-static/{name:path}", replay_asset, methods=["GET"]))
 
     async def service_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ServiceError)

@@ -20,9 +20,9 @@ from typing import Any
 
 import trio
 
+from games import all_games
 from judge import __version__
 from judge.bots import builtin_bots, toolchains
-from judge.games import all_games
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore, LocalBlobStore
 from judge.server.config import ServerConfig

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from games import UnknownGame, get_game
 from judge.bots import builtin_bots
-from judge.games import UnknownGame, get_game
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore
 from judge.server.config import ServerConfig

@@ -7,7 +7,7 @@ from typing import Any
 import structlog
 import trio
 
-from judge.games import get_game
+from games import get_game
 from judge.server import ladder as rating
 from judge.server.records import Match
 from judge.server.service.catalog import seat_of

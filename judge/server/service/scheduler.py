@@ -16,8 +16,8 @@ from typing import Any
 import structlog
 import trio
 
+from games import get_game
 from judge.bots import BotError
-from judge.games import get_game
 from judge.models import MatchResult, MatchSpec
 from judge.runner import LineSink, run_match
 from judge.sandbox import SandboxError

@@ -1,23 +1,20 @@
-"""Game registry: every module in this package that defines ``GAME`` is a game."""
+"""Game registry: every folder ``games/<name>/`` whose ``rules`` module defines ``GAME``.
+
+Cheap to import on purpose: bot processes (started with ``python -S``) import
+``games.<name>.bots`` and must not pay for pydantic; rules are imported on demand.
+"""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 from functools import cache
+from typing import TYPE_CHECKING
 
-from judge.games.base import GameOptions, GameResult, GameState, IllegalOrder, ReplayMismatch
+if TYPE_CHECKING:
+    from games.base import GameState
 
-__all__ = [
-    "GameOptions",
-    "GameResult",
-    "GameState",
-    "IllegalOrder",
-    "ReplayMismatch",
-    "UnknownGame",
-    "all_games",
-    "get_game",
-]
+__all__ = ["UnknownGame", "all_games", "get_game"]
 
 
 class UnknownGame(LookupError):
@@ -28,9 +25,9 @@ class UnknownGame(LookupError):
 def all_games() -> dict[str, type[GameState]]:
     games: dict[str, type[GameState]] = {}
     for module_info in pkgutil.iter_modules(__path__):
-        if module_info.name.startswith("_") or module_info.name == "base":
+        if not module_info.ispkg or module_info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        module = importlib.import_module(f"{__name__}.{module_info.name}.rules")
         game = getattr(module, "GAME", None)
         if game is not None:
             games[game.name] = game

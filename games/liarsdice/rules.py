@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from judge.games.base import (
+from games.base import (
     GameOptions,
     GameResult,
     GameState,

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from judge.games.base import (
+from games.base import (
     GameOptions,
     GameResult,
     GameState,

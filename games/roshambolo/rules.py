@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote
 
 from pydantic import Field
 
-from judge.games.base import (
+from games.base import (
     GameOptions,
     GameResult,
     GameState,

@@ -1,0 +1,1 @@
+"""The counting game: rules, tournament format, built-in bots, adapter, renderers, docs."""

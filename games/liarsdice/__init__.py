@@ -1,0 +1,1 @@
+"""The liarsdice game: rules, tournament format, built-in bots, adapter, renderers, docs."""

@@ -1,0 +1,1 @@
+"""The roshambolo game: rules, tournament format, built-in bots, adapter, renderers, docs."""

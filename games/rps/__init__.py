@@ -1,0 +1,1 @@
+"""The rps game: rules, tournament format, built-in bots, adapter, renderers, docs."""
