@@ -1,6 +1,6 @@
 """Item 3, throughput: 1000-turn rps matches per second with all cores in use.
 
-Matches go through ``judge.parallel.run_matches`` (one judge process per core, each
+Matches go through ``judge.executors.local.run_matches`` (one judge process per core, each
 running ``per_worker`` matches at once), in worker processes started once for the whole
 item, so each level's rate is a steady state (a cold start of the workers costs ~0.5 s).
 Levels: C bots at several concurrencies, one judge process for comparison (same run,
@@ -37,7 +37,8 @@ async def level(
 ) -> dict[str, Any]:
     """One run of ``matches`` matches. With ``context`` (a worker context kept open) the
     workers are already running: the rate is the steady state, without their start-up."""
-    from judge.parallel import ParallelStats, run_matches
+    from judge.executors.local import run_matches
+    from judge.parallel import ParallelStats
 
     specs = [rps_spec(bots, turns, seed=i) for i in range(matches)]
     stats = ParallelStats()

@@ -30,7 +30,7 @@ import threading
 from pathlib import Path
 
 from bots.adapters import py2compat
-from judge.bots import BOTS_DIR, GAMES_DIR, BotError, python_argv
+from judge.botfiles import BOTS_DIR, GAMES_DIR, BotError, python_argv
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
 STYLES = ("protocol", "rpscontest", "roshambolo", "liarsdice", "counting")

@@ -13,22 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from judge import adapters
+from judge.botfiles import BOTS_DIR, GAMES_DIR
+from judge.botfiles import BotError as BotError  # raised by everything here
 from judge.models import BotSpec
 from judge.sandbox.base import SAFE_PATH, VISIBLE_SYSTEM
 
-BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
-GAMES_DIR = BOTS_DIR.parent / "games"
 MANIFEST = "bot.toml"
 BUILD_TIMEOUT = 120.0
-
-
-class BotError(Exception):
-    """A BOT argument that cannot be turned into a runnable bot."""
-
-
-def python_argv(script: Path) -> list[str]:
-    # -s: no user site; the helper library is found through PYTHONPATH.
-    return [sys.executable, "-s", str(script)]
 
 
 def builtin_bots(game: str) -> dict[str, str]:
@@ -224,8 +216,6 @@ def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
 
 
 def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
-    from judge import adapters
-
     argv = adapters.argv_for(path, game, adapter)
     return BotSpec(
         name=path.stem,

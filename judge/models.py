@@ -7,21 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# Outcome codes of a player; every code but "ok" is a disqualification.
-OUTCOMES: dict[str, str] = {
-    "ok": "played to the end",
-    "crash": "the bot crashed (non-zero exit or killed by a signal)",
-    "exit": "the bot exited before the match ended",
-    "closed_stdout": "the bot closed its stdout before the match ended",
-    "closed_stdin": "the bot closed its stdin before the match ended",
-    "timeout": "no complete answer before the deadline",
-    "invalid_order": "the answer is not a legal order",
-    "no_order": "the answer holds no order",
-    "multiple_orders": "the answer holds more than one order",
-    "protocol_error": "the output breaks the protocol (limits, encoding)",
-    "memory": "killed for using more memory than allowed",
-    "start_failed": "the bot could not be started",
-}
+# A match's result is what a replay's ``#result`` line holds: the replay format defines it.
+from replays.result import OUTCOMES as OUTCOMES
+from replays.result import MatchResult as MatchResult
+from replays.result import PlayerResult as PlayerResult
+from replays.result import ResponseStats as ResponseStats
 
 
 class BotSpec(BaseModel):
@@ -55,44 +45,3 @@ class MatchSpec(BaseModel):
     pause_idle: bool = Field(
         True, description="pause bots while they are not on turn (games with one mover at a time)"
     )
-
-
-class ResponseStats(BaseModel):
-    count: int = 0
-    mean_ms: float = 0.0
-    median_ms: float = 0.0
-    p95_ms: float = 0.0
-    max_ms: float = 0.0
-
-
-class PlayerResult(BaseModel):
-    name: str
-    seat: int
-    label: str
-    score: float
-    rank: int
-    outcome: str
-    reason: str = ""
-    turn: int | None = Field(None, description="turn of the disqualification")
-    response: ResponseStats = Field(default_factory=ResponseStats)
-    stderr: str = ""
-    exit_status: int | None = None
-
-
-class MatchResult(BaseModel):
-    match_id: str
-    game: str
-    seed: int
-    options: dict[str, Any]
-    turns: int
-    players: list[PlayerResult]
-    winner: int | None
-    draw: bool
-    summary: str = ""
-    details: dict[str, list[float]] = Field(
-        default_factory=dict, description="further per-seat figures the game reports"
-    )
-    replay: str | None = None
-    sandbox: str = "none"
-    duration_s: float = 0.0
-    judge_version: str = ""

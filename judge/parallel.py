@@ -17,13 +17,12 @@ import os
 import resource
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
-import trio_parallel  # type: ignore[import-untyped]
 
 from judge.models import MatchResult, MatchSpec
 
@@ -247,55 +246,6 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def run_matches(
-    specs: Sequence[MatchSpec],
-    *,
-    workers: int | None = None,
-    per_worker: int = 8,
-    batch_size: int | None = None,
-    sandbox_layer: str | None = None,
-    replay_dir: Path | None = None,
-    on_result: ResultCallback | None = None,
-    stats: ParallelStats | None = None,
-    log_level: str = "warning",
-    pin_cpus: bool = False,
-    worker_context: trio_parallel.WorkerContext | None = None,
-) -> list[MatchResult]:
-    """Play every spec on a :class:`judge.executors.local.LocalExecutor`; results in the
-    specs' order (``on_result(index, result)`` as they finish).
-
-    Replays go to ``replay_dir/<match_id or index>.replay``. See the executor for the rest.
-    """
-    from judge.executors.base import MatchJob
-    from judge.executors.local import LocalExecutor
-
-    if per_worker < 1:
-        raise ValueError("per_worker must be at least 1")
-    if replay_dir is not None:
-        await trio.Path(replay_dir).mkdir(parents=True, exist_ok=True)
-    jobs = [
-        MatchJob(spec, replay_path=replay_dir / f"{spec.match_id or i}.replay"
-                 if replay_dir is not None else None, tag=i)
-        for i, spec in enumerate(specs)
-    ]
-    results: list[MatchResult | None] = [None] * len(specs)
-    executor = LocalExecutor(
-        workers=workers, per_worker=per_worker, batch_size=batch_size,
-        sandbox_layer=sandbox_layer, log_level=log_level, pin_cpus=pin_cpus,
-        worker_context=worker_context, stats=stats,
-    )
-
-    def finished(job: MatchJob, result: MatchResult) -> None:
-        assert isinstance(job.tag, int)
-        results[job.tag] = result
-        if on_result is not None:
-            on_result(job.tag, result)
-
-    async with executor:
-        await executor.run_many(jobs, finished)
-    return [r for r in results if r is not None]
-
-
 __all__ = [
     "ParallelStats",
     "batch_scheduled",
@@ -304,7 +254,6 @@ __all__ = [
     "pin_to_free_cpu",
     "raise_fd_limit",
     "run_batch",
-    "run_matches",
     "set_affinity",
     "unpin",
 ]

@@ -24,7 +24,6 @@ from typing import IO, Any, Literal
 import trio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge.models import MatchResult
 from replays.codecs import MAGIC_PROBE, CorruptCompression, Decompressor, codec_for_prefix
 from replays.format import (
     CHECKSUM_KEY,
@@ -40,6 +39,7 @@ from replays.format import (
     ReplayHeader,
     ReplayVersionError,
 )
+from replays.result import MatchResult
 
 READ_CHUNK = 1 << 16
 ASYNC_BATCH = 2000

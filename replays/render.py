@@ -16,9 +16,9 @@ from rich.text import Text
 
 from games import UnknownGame, get_game
 from games.base import GameState
-from judge.models import OUTCOMES, MatchResult
 from replays.format import ReplayHeader
 from replays.reader import Disqualified, Turn
+from replays.result import OUTCOMES, MatchResult
 
 SEAT_STYLES = ("cyan", "magenta", "yellow", "green", "blue", "red")
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from games import UnknownGame, get_game
 from games.base import GameState, IllegalOrder, ReplayMismatch
-from judge.models import OUTCOMES, MatchResult
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
+from replays.result import OUTCOMES, MatchResult
 
 START_FAILED = "start_failed"
 

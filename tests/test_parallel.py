@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from judge.executors.local import run_matches
 from judge.models import MatchResult
-from judge.parallel import ParallelStats, run_matches
+from judge.parallel import ParallelStats
 from tests.conftest import builtin, misbehaving, rps_spec
 
 

@@ -109,11 +109,11 @@ def evaluate_command(
     import trio
 
     from games import get_game
-    from judge import cli
+    from judge.commands import common
     from judge.evaluate import evaluate
     from judge.executors import ExecutorError, check_executor, open_executor
 
-    game = cli._game(game)
+    game = common.game_name(game)
     cls = get_game(game)
     if not cls.min_seats <= 2 <= cls.max_seats:
         raise click.UsageError(f"{game} takes {cls.seats_text()} bots; evaluate plays two")
@@ -123,9 +123,9 @@ def evaluate_command(
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
-    options = cli._options(
+    options = common.game_options(
         game,
-        {"turns": turns, "race_to": race_to, "rounds": rounds, **cli.parse_option_pairs(extra)},
+        {"turns": turns, "race_to": race_to, "rounds": rounds, **common.parse_option_pairs(extra)},
     )
     try:
         cls.check_setup(2, cls.Options(**options))
@@ -133,8 +133,8 @@ def evaluate_command(
         raise click.UsageError(str(exc)) from None
     if replays is not None and not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
-    sandbox = cli.sandbox_or_exit(layer, min_layer)
-    spec_a, spec_b = cli.resolve_bots(game, (a, b), adapter)
+    sandbox = common.sandbox_or_exit(layer, min_layer)
+    spec_a, spec_b = common.resolve_bots(game, (a, b), adapter)
     seed = seed if seed is not None else random.randrange(2**31)
     slots = concurrency or max(1, os.cpu_count() or 1)
     executor = open_executor(executor_name, sandbox=sandbox, min_layer=min_layer, concurrency=slots)

@@ -17,7 +17,7 @@ from typing import Any
 import click
 import trio
 
-from judge.bots import BOTS_DIR
+from judge.botfiles import BOTS_DIR
 from judge.models import BotSpec, MatchSpec
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox
 
@@ -78,10 +78,10 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     judge play counting crab --rounds 5
     """
     from games import get_game
-    from judge import cli
+    from judge.commands import common
     from judge.sandbox.select import default_sandbox
 
-    game = cli._game(game)
+    game = common.game_name(game)
     if game not in DEFAULT_OPPONENT:
         playable = ", ".join(DEFAULT_OPPONENT)
         raise click.UsageError(f"no human seat for {game} (playable: {playable})")
@@ -101,11 +101,11 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
                                 "counting": {"rounds": 10}}.get(game, {})
     pairs = {**defaults, **{k: v for k, v in
                             {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
-                            if v is not None}, **cli.parse_option_pairs(extra)}
-    options = cli._options(game, pairs)
+                            if v is not None}, **common.parse_option_pairs(extra)}
+    options = common.game_options(game, pairs)
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
-    specs = cli.resolve_bots(game, opponents, adapter)
+    specs = common.resolve_bots(game, opponents, adapter)
     human = human_spec(game, os.ttyname(sys.stdin.fileno()), name)
     specs.insert(seat - 1, human)
     seed = seed if seed is not None else random.randrange(2**31)
@@ -119,7 +119,7 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     except KeyboardInterrupt:
         click.echo("\ninterrupted: the match is abandoned", err=True)
         raise SystemExit(130) from None
-    cli.print_result(result)
+    common.print_result(result)
 
 
 COMMANDS = [play]

@@ -116,22 +116,22 @@ def describe(name: str, stats: ResponseStats) -> str:
 def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matches: int | None,
              adapter: str | None, deadline: float, as_json: bool) -> None:
     """Compare BOT's response time with the game's reference built-in bot over many turns."""
-    from judge import cli
+    from judge.commands import common
     from judge.sandbox.select import default_sandbox
 
-    game = cli._game(game)
+    game = common.game_name(game)
     lineup = lineup_for(game)
     if lineup is None:
         raise click.UsageError(f"{game} has no built-in bot to compare with")
     if deadline <= 0:
         raise click.UsageError("--deadline must be > 0")
-    options = cli._options(game, {**lineup.options, **cli.parse_option_pairs(extra)})
-    reference_specs = cli.resolve_bots(game, tuple(lineup.seats(lineup.reference)), None)
+    options = common.game_options(game, {**lineup.options, **common.parse_option_pairs(extra)})
+    reference_specs = common.resolve_bots(game, tuple(lineup.seats(lineup.reference)), None)
     other_game = builtin_of_another_game(bot, game)
     if other_game:
         raise click.UsageError(f"{bot!r} is a built-in {other_game} bot, not a {game} one: "
                                f"judge time {bot} --game {other_game}")
-    bot_spec = cli.resolve_bots(game, (bot,), adapter)[0]
+    bot_spec = common.resolve_bots(game, (bot,), adapter)[0]
     bot_specs = list(reference_specs)
     bot_specs[lineup.timed_seat] = bot_spec
     seed = seed if seed is not None else random.randrange(2**31)

@@ -73,10 +73,10 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     liarsdice   --games free-for-all games of all BOTS
     counting    every pair x --runs runs of --rounds rounds; Score, Wins, Overall
     """
-    from judge import cli
+    from judge.commands import common
     from judge.executors import check_executor
 
-    game = cli._game(game)
+    game = common.game_name(game)
     if game not in FORMATS:
         raise click.UsageError(f"no tourney format for {game} (known: {', '.join(FORMATS)})")
     if len(bots) < 2:
@@ -96,16 +96,16 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
     pairs: dict[str, Any] = {"turns": turns, "race_to": race_to, "rounds": rounds,
-                             **cli.parse_option_pairs(extra)}
-    options = cli._options(game, pairs)
+                             **common.parse_option_pairs(extra)}
+    options = common.game_options(game, pairs)
     seed = seed if seed is not None else random.randrange(2**31)
     replays = replays if replays is not None else Path(f"tourney-{game}-{seed}")
     if replays.exists() and not replays.is_dir():
         raise click.UsageError(f"{replays} exists and is not a directory")
     if not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
-    sandbox = cli.sandbox_or_exit(layer, min_layer)
-    specs = cli.resolve_bots(game, bots, adapter, allowed)
+    sandbox = common.sandbox_or_exit(layer, min_layer)
+    specs = common.resolve_bots(game, bots, adapter, allowed)
     try:
         spec = TourneySpec(
             game=game, bots=specs, seed=seed, options=options, games=games or 100,
@@ -136,7 +136,7 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         # Remote workers use their own strongest layer (each match's replay records it).
         shown = sandbox.layer if executor_name in ("inproc", "local") else "per worker"
         print_tourney(result, shown)
-        for line in cli.name_origins(game, bots, specs):
+        for line in common.name_origins(game, bots, specs):
             click.echo(line)
 
 

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from judge.bots import BOTS_DIR
+from judge.botfiles import BOTS_DIR
 from judge.models import BotSpec, MatchSpec
 
 JUDGE_ROOT = BOTS_DIR.parent

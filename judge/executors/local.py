@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
 import trio_parallel  # type: ignore[import-untyped]
 
 from judge.executors.base import Executor, ExecutorError, LineRelay, MatchJob, ResultCallback
-from judge.models import MatchResult
+from judge.models import MatchResult, MatchSpec
 from judge.parallel import ParallelStats, default_workers, run_batch
 
 FOLLOW_INTERVAL = 0.05
@@ -199,3 +199,49 @@ async def _follow(path: Path, relay: LineRelay, done: trio.Event) -> None:
             return
         with trio.move_on_after(FOLLOW_INTERVAL):
             await done.wait()
+
+
+async def run_matches(
+    specs: Sequence[MatchSpec],
+    *,
+    workers: int | None = None,
+    per_worker: int = 8,
+    batch_size: int | None = None,
+    sandbox_layer: str | None = None,
+    replay_dir: Path | None = None,
+    on_result: Callable[[int, MatchResult], None] | None = None,
+    stats: ParallelStats | None = None,
+    log_level: str = "warning",
+    pin_cpus: bool = False,
+    worker_context: trio_parallel.WorkerContext | None = None,
+) -> list[MatchResult]:
+    """Play every spec on a :class:`judge.executors.local.LocalExecutor`; results in the
+    specs' order (``on_result(index, result)`` as they finish).
+
+    Replays go to ``replay_dir/<match_id or index>.replay``. See the executor for the rest.
+    """
+    if per_worker < 1:
+        raise ValueError("per_worker must be at least 1")
+    if replay_dir is not None:
+        await trio.Path(replay_dir).mkdir(parents=True, exist_ok=True)
+    jobs = [
+        MatchJob(spec, replay_path=replay_dir / f"{spec.match_id or i}.replay"
+                 if replay_dir is not None else None, tag=i)
+        for i, spec in enumerate(specs)
+    ]
+    results: list[MatchResult | None] = [None] * len(specs)
+    executor = LocalExecutor(
+        workers=workers, per_worker=per_worker, batch_size=batch_size,
+        sandbox_layer=sandbox_layer, log_level=log_level, pin_cpus=pin_cpus,
+        worker_context=worker_context, stats=stats,
+    )
+
+    def finished(job: MatchJob, result: MatchResult) -> None:
+        assert isinstance(job.tag, int)
+        results[job.tag] = result
+        if on_result is not None:
+            on_result(job.tag, result)
+
+    async with executor:
+        await executor.run_many(jobs, finished)
+    return [r for r in results if r is not None]

@@ -1,0 +1,146 @@
+"""What the commands share: game and option checks, BOT arguments, the sandbox, a result table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from games import UnknownGame, get_game
+from judge.bots import BotError, builtin_bots, resolve
+from judge.models import MatchResult
+from judge.sandbox.base import Sandbox, SandboxError
+
+
+def game_name(name: str) -> str:
+    try:
+        return get_game(name).name
+    except UnknownGame as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def game_options(game: str, pairs: dict[str, Any]) -> dict[str, Any]:
+    """Validate game options before any process starts."""
+    from pydantic import ValidationError
+
+    options = {k: v for k, v in pairs.items() if v is not None}
+    try:
+        return get_game(game).Options(**options).model_dump()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"--{'-'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise click.UsageError(f"bad options for {game}: {problems}") from None
+
+
+def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--option takes KEY=VALUE, got {value!r}")
+        result[key.replace("-", "_")] = raw
+    return result
+
+
+def resolve_bots(
+    game: str, args: tuple[str, ...], adapter: str | None, allowed: tuple[Path, ...] = ()
+) -> list[Any]:
+    specs = []
+    for arg in args:
+        try:
+            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed))
+        except BotError as exc:
+            raise click.UsageError(str(exc)) from None
+    return specs
+
+
+def name_origins(
+    game: str, args: tuple[str, ...], specs: list[Any], labels: list[str] | None = None
+) -> list[str]:
+    """For bots that share a name: what each stands for ("cycle#2: ./b/cycle.py"), named as a
+    tourney's tables name them (judge.tournament.unique_names), or by seat ``labels`` in a
+    match. Empty when every name is different."""
+    from judge.tournament import unique_names
+
+    names = [spec.name for spec in specs]
+    if len(set(names)) == len(names):
+        return []
+    lines = []
+    shown = [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)] \
+        if labels else [spec.name for spec in unique_names(specs)]
+    for arg, spec, name in zip(args, specs, shown, strict=True):
+        if names.count(spec.name) > 1 and args.count(arg) < names.count(spec.name):
+            builtin = arg in builtin_bots(game) and not Path(arg).exists()
+            lines.append(f"{name}: {f'built-in {game} bot {arg}' if builtin else arg}")
+    return lines
+
+
+def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
+    """The sandbox for --sandbox/--min-sandbox (or the defaults), or a clear error.
+
+    Below the namespaces layer a warning line on stderr says what the bots can reach.
+    """
+    from judge.sandbox.select import default_sandbox, weakness
+
+    try:
+        sandbox = default_sandbox(layer, min_layer)
+    except SandboxError as exc:
+        raise click.ClickException(str(exc)) from None
+    warning = weakness(sandbox.layer)
+    if warning:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    return sandbox
+
+
+STDERR_LINES = 3
+
+
+def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
+    """The last non-blank lines a bot wrote to stderr (a Python traceback ends with its error)."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+
+
+def failure_lines(result: MatchResult) -> list[tuple[str, str]]:
+    """(what, detail) lines saying why each bot that did not finish failed: its outcome and
+    reason, then the last lines of its stderr."""
+    out: list[tuple[str, str]] = []
+    for p in result.players:
+        if p.outcome == "ok":
+            continue
+        turn = f" in turn {p.turn}" if p.turn else ""
+        out.append((f"seat {p.label} {p.name}: {p.outcome}{turn}", p.reason))
+        out.extend(("    stderr", line) for line in stderr_tail(p.stderr))
+    return out
+
+
+def print_result(result: MatchResult) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{result.game} · seed {result.seed} · {result.turns} turns",
+                  caption=f"sandbox: {result.sandbox}")
+    for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):
+        table.add_column(column)
+    for p in result.players:
+        outcome = p.outcome if p.outcome == "ok" else f"[red]{escape(p.outcome)}[/]"
+        table.add_row(
+            p.label, escape(p.name), f"{p.score:g}", str(p.rank), outcome,
+            f"{p.response.median_ms:.2f}", f"{p.response.max_ms:.2f}",
+        )
+    console.print(table)
+    for what, detail in failure_lines(result):
+        style = "dim" if what.strip() == "stderr" else "red"
+        console.print(f"[{style}]{escape(what)}[/]: {escape(detail)}", highlight=False)
+    if result.draw:
+        console.print(f"[bold]Draw[/] ({escape(result.summary)})")
+    else:
+        assert result.winner is not None
+        winner = escape(result.players[result.winner].name)
+        console.print(f"[bold]{winner} wins[/] ({escape(result.summary)})")
+    if result.replay:
+        console.print(f"replay: {escape(result.replay)}")
