@@ -1,17 +1,10 @@
 """How a .py bot file is run: as a protocol bot, or through an adapter for an original project.
 
-The style is detected from what the file defines at its top level (or chosen with ``--adapter``):
-
-| style        | game        | the file defines                                   |
-|--------------|-------------|----------------------------------------------------|
-| rpscontest   | rps         | assigns the global ``output`` (reads ``input``)    |
-| roshambolo   | roshambolo  | ``play(game_id, my_id, opponent_id)`` [+ observe]  |
-| liarsdice    | liarsdice   | ``get_play(me, hands, history)`` or ``play``        |
-| counting     | counting    | ``strategy(last_results)`` [+ legacy ``turn``]     |
-| protocol     | any         | none of these: it speaks the protocol itself       |
-
-Each adapter is a script ``games/<game>/adapter.py`` that takes the bot file as its argument,
-speaks the protocol on stdin/stdout and calls the bot's functions.
+A game whose original project had Python bot files declares an ``OriginalAdapter`` (its
+style name and how to recognise such a file from what it defines at its top level) and
+ships the adapter script ``games/<game>/adapter.py``, which takes the bot file as its
+argument, speaks the protocol on stdin/stdout and calls the bot's functions. The style is
+detected (or chosen with ``--adapter``); a file of no known style is a protocol bot.
 
 A Python 2 file (``bots/adapters/py2compat.py`` says which) is translated here, once per
 content (cached on disk under the judge's cache directory), and its adapter (``py2main.py``
@@ -30,12 +23,17 @@ import threading
 from pathlib import Path
 
 from bots.adapters import py2compat
+from games import all_plugins, get_plugin
 from judge.botfiles import BOTS_DIR, GAMES_DIR, BotError, python_argv
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
-STYLES = ("protocol", "rpscontest", "roshambolo", "liarsdice", "counting")
-GAME_OF_STYLE = {"rpscontest": "rps", "roshambolo": "roshambolo", "liarsdice": "liarsdice",
-                 "counting": "counting"}
+PROTOCOL = "protocol"
+
+
+def styles() -> dict[str, str]:
+    """Every adapter style -> the game it is for (``protocol`` is for any game)."""
+    return {plugin.adapter.style: name for name, plugin in all_plugins().items()
+            if plugin.adapter is not None}
 
 
 def _top_level_names(tree: ast.Module) -> tuple[set[str], set[str]]:
@@ -56,22 +54,18 @@ def detect_style(source: str, game: str) -> str:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        return "protocol"  # maybe Python 2; the bot will report its own errors
+        return PROTOCOL  # maybe Python 2; the bot will report its own errors
     functions, assigned = _top_level_names(tree)
-    if game == "rps" and "output" in assigned:
-        return "rpscontest"
-    if game == "roshambolo" and "play" in functions:
-        return "roshambolo"
-    if game == "liarsdice" and ({"get_play", "play"} & functions):
-        return "liarsdice"
-    if game == "counting" and "strategy" in functions:
-        return "counting"
-    return "protocol"
+    adapter = get_plugin(game).adapter
+    if adapter is not None and adapter.detect(functions, assigned):
+        return adapter.style
+    return PROTOCOL
 
 
 def argv_for(path: Path, game: str, adapter: str | None) -> list[str]:
-    if adapter is not None and adapter not in STYLES:
-        raise BotError(f"unknown adapter {adapter!r} (known: {', '.join(STYLES)})")
+    known = [PROTOCOL, *styles()]
+    if adapter is not None and adapter not in known:
+        raise BotError(f"unknown adapter {adapter!r} (known: {', '.join(known)})")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -81,16 +75,19 @@ def argv_for(path: Path, game: str, adapter: str | None) -> list[str]:
     if reason:
         return python2_argv(path, data, reason, game, adapter)
     style = adapter or detect_style(source, game)
-    if style == "protocol":
+    if style == PROTOCOL:
         return python_argv(path)
     return [*python_argv(adapter_script(style, game)), str(path)]
 
 
 def adapter_script(style: str, game: str) -> Path:
-    if style != "protocol" and GAME_OF_STYLE[style] != game:
-        raise BotError(f"the {style} adapter is for {GAME_OF_STYLE[style]}, not {game}")
-    script = (ADAPTERS_DIR / "py2main.py" if style == "protocol"
-              else GAMES_DIR / GAME_OF_STYLE[style] / "adapter.py")
+    if style == PROTOCOL:
+        script = ADAPTERS_DIR / "py2main.py"
+    else:
+        for_game = styles()[style]
+        if for_game != game:
+            raise BotError(f"the {style} adapter is for {for_game}, not {game}")
+        script = GAMES_DIR / for_game / "adapter.py"
     if not script.is_file():
         raise BotError(f"no adapter for {style} bots is installed ({script} is missing)")
     return script
@@ -120,7 +117,7 @@ def python2_argv(path: Path, data: bytes, reason: str, game: str, adapter: str |
     """
     translation = python2_translation(path.stem, data)
     if isinstance(translation, str):
-        style = adapter or "protocol"
+        style = adapter or PROTOCOL
         problem = f"{path.name} {reason}, and it cannot run as Python 2: {translation}"
         return [*python_argv(adapter_script(style, game)), str(path), "--python2-error", problem]
     if adapter is None:

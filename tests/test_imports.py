@@ -1,7 +1,8 @@
 """Imports go one way: no module imports itself back, no package depends on itself back.
 
 Read from the source with ``ast`` (every import statement, also those inside functions), so
-a lazy import that only hides a cycle is found too. Components are the top-level packages,
+a lazy import that only hides a cycle is found too; imports under ``if TYPE_CHECKING:`` are
+left out, as they never run (annotations only). Components are the top-level packages,
 with the games core (``games/*.py``) and each game folder (``games/<name>/``) apart: a game
 is a plug-in on top, which the core only finds through the registry, never by an import.
 """
@@ -55,7 +56,17 @@ def imported(path: Path, modules: set[str]) -> set[str]:
                 return candidate
         return None
 
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]

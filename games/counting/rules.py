@@ -290,5 +290,3 @@ class Counting(GameState):
             raise ReplayMismatch(f"not a counting turn line for {n} seats: {line[:80]!r}")
         return {s: order for s, order in enumerate(tokens[n:]) if order != NOT_ASKED}
 
-
-GAME = Counting

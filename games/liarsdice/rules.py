@@ -243,5 +243,3 @@ class LiarsDice(GameState):
         seat = LABELS.index(match["seat"])
         return {seat: match["raw"] or match["recorded"]}
 
-
-GAME = LiarsDice

@@ -316,5 +316,3 @@ def _encode(answer: str | None) -> str:
         return answer
     return quote(answer, safe="")
 
-
-GAME = Roshambolo

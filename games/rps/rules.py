@@ -91,5 +91,3 @@ class Rps(GameState):
             raise ReplayMismatch(f"not an rps turn line: {line!r}")
         return {0: parts[2], 1: parts[3]}
 
-
-GAME = Rps

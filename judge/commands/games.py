@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from games import all_games
+from games import all_plugins
 from judge.bots import builtin_bots
 from judge.commands import common
 
@@ -13,7 +13,7 @@ from judge.commands import common
 @click.argument("game", required=False)
 def list_bots(game: str | None) -> None:
     """List the built-in bots (of GAME, or of every game)."""
-    games = [common.game_name(game)] if game else list(all_games())
+    games = [common.game_name(game)] if game else list(all_plugins())
     for name in games:
         click.echo(f"{name}:")
         for bot, doc in builtin_bots(name).items():
@@ -23,8 +23,9 @@ def list_bots(game: str | None) -> None:
 @click.command("games")
 def list_games() -> None:
     """List the games."""
-    for name, cls in all_games().items():
-        click.echo(f"{name:<12} {cls.description}")
+    for name, plugin in all_plugins().items():
+        click.echo(f"{name:<12} {plugin.rules.description}")
+        click.echo(f"{'':<12} tourney: {plugin.format.description}")
 
 
 COMMANDS = [list_bots, list_games]

@@ -1,9 +1,9 @@
 """``judge play GAME [BOTS...]``: a person plays against bots in the terminal.
 
-The person is a real seat: ``bots/human.py`` is started like any bot and speaks
-the protocol, while it talks to the person on this terminal (its path is passed
-in ``JUDGE_TTY``). The match runner is the same one as everywhere else; only the
-turn deadline is long, because people think slowly.
+The person is a real seat: ``bots/human.py`` (with the game's ``games/<game>/human.py``)
+is started like any bot and speaks the protocol, while it talks to the person on this
+terminal (its path is passed in ``JUDGE_TTY``). The match runner is the same one as
+everywhere else; only the turn deadline is long, because people think slowly.
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from typing import Any
 import click
 import trio
 
-from judge.botfiles import BOTS_DIR
+from games import get_plugin
+from judge.botfiles import BOTS_DIR, GAMES_DIR
 from judge.models import BotSpec, MatchSpec
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox
 
 HUMAN_SCRIPT = BOTS_DIR / "human.py"
-DEFAULT_OPPONENT = {"rps": "random", "roshambolo": "random", "liarsdice": "computer",
-                    "counting": "naive"}
 
 
 def human_spec(game: str, tty: str, name: str) -> BotSpec:
@@ -31,7 +30,7 @@ def human_spec(game: str, tty: str, name: str) -> BotSpec:
         name=name,
         argv=(sys.executable, "-S", "-s", str(HUMAN_SCRIPT), game),
         env={"JUDGE_TTY": tty},
-        readonly_paths=(BOTS_DIR,),
+        readonly_paths=(BOTS_DIR, GAMES_DIR),
     )
 
 
@@ -56,11 +55,10 @@ class HumanSeatSandbox(Sandbox):
               help="your seat (1 = first)")
 @click.option("--name", default="human", show_default=True, help="your name in the results")
 @click.option("--seed", type=int, default=None, help="random seed (default: random)")
-@click.option("--turns", type=click.IntRange(min=1), default=None, help="rps: turns [default: 10]")
+@click.option("--turns", type=click.IntRange(min=1), default=None, help="game option turns")
 @click.option("--race-to", type=click.IntRange(min=1), default=None,
-              help="roshambolo: round wins that end a game [default: 3]")
-@click.option("--rounds", type=click.IntRange(min=1), default=None,
-              help="counting: rounds [default: 10]")
+              help="game option race_to")
+@click.option("--rounds", type=click.IntRange(min=1), default=None, help="game option rounds")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
 @click.option("--replay", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write the replay here")
@@ -70,26 +68,28 @@ class HumanSeatSandbox(Sandbox):
 def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | None,
          turns: int | None, race_to: int | None, rounds: int | None, extra: tuple[str, ...],
          replay: Path | None, think: float, adapter: str | None) -> None:
-    """Play GAME yourself against BOTS (default: one built-in opponent).
+    """Play GAME yourself against BOTS (default: the game's usual opponents, a short match).
 
     \b
     judge play rps                 # against the random built-in, 10 turns
     judge play liarsdice computer computer --seat 2
     judge play counting crab --rounds 5
     """
-    from games import get_game
+    from games import all_plugins, get_game
     from judge.commands import common
     from judge.sandbox.select import default_sandbox
 
     game = common.game_name(game)
-    if game not in DEFAULT_OPPONENT:
-        playable = ", ".join(DEFAULT_OPPONENT)
+    plugin = get_plugin(game)
+    if plugin.play is None or plugin.path("human.py") is None:
+        playable = ", ".join(known for known, p in all_plugins().items()
+                             if p.play is not None and p.path("human.py") is not None)
         raise click.UsageError(f"no human seat for {game} (playable: {playable})")
     if not sys.stdin.isatty():
         raise click.UsageError("judge play needs a terminal: run it in an interactive shell")
     if think <= 0:
         raise click.UsageError("--think must be > 0")
-    opponents = bots or (DEFAULT_OPPONENT[game],)
+    opponents = bots or plugin.play.opponents
     cls = get_game(game)
     seats = len(opponents) + 1
     if not cls.min_seats <= seats <= cls.max_seats:
@@ -97,8 +97,7 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
                                f"included, got {seats}")
     if seat > seats:
         raise click.UsageError(f"--seat {seat} is past the last seat ({seats})")
-    defaults: dict[str, Any] = {"rps": {"turns": 10}, "roshambolo": {"race_to": 3},
-                                "counting": {"rounds": 10}}.get(game, {})
+    defaults: dict[str, Any] = dict(plugin.play.options)
     pairs = {**defaults, **{k: v for k, v in
                             {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
                             if v is not None}, **common.parse_option_pairs(extra)}

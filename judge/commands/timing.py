@@ -1,10 +1,10 @@
 """``judge time BOT``: how long a bot takes to answer, next to a built-in reference bot.
 
-Like roshambolo's ``time`` command: the same lineup is played twice, first with
-the reference bot in the timed seat, then with BOT there, and the two seats'
-response times (as the runner measures them: writing the message to reading the
-whole answer) are compared. The median is the headline figure because the first
-turn also pays for the interpreter's start-up.
+Like the ``time`` command of an original project (its game is the default, ``Timing.default``):
+the same lineup is played twice, first with the reference bot in the timed seat, then with
+BOT there, and the two seats' response times (as the runner measures them: writing the
+message to reading the whole answer) are compared. The median is the headline figure
+because the first turn also pays for the interpreter's start-up.
 """
 
 from __future__ import annotations
@@ -39,29 +39,30 @@ class Lineup:
         return names
 
 
-# The original times a bot in a tourney of p_random, p_rock and the bot (against
-# p_random in that seat); ours plays 10 rounds of races to 100 instead of 100 of 1000.
-LINEUPS: dict[str, Lineup] = {
-    "roshambolo": Lineup("random", ("random", "rock"), 2, {"race_to": 100, "rounds": 10}),
-    "rps": Lineup("random", ("rock",), 0, {"turns": 2000}),
-    # One liar's dice match is one game of a few dozen bids: time over many full tables.
-    "liarsdice": Lineup("computer", ("computer",) * 5, 0, {}, matches=10),
-}
-
-
 def lineup_for(game: str) -> Lineup | None:
-    """A known lineup, else the built-in ``random`` (or the first built-in) in every seat."""
-    from games import get_game
+    """The game's lineup, else the built-in ``random`` (or the first built-in) in every seat."""
+    from games import get_plugin
     from judge.bots import builtin_bots
 
-    if game in LINEUPS:
-        return LINEUPS[game]
+    plugin = get_plugin(game)
+    if plugin.timing is not None:
+        t = plugin.timing
+        return Lineup(t.reference, t.others, t.timed_seat, dict(t.options), t.matches)
     builtins = list(builtin_bots(game))
     if not builtins:
         return None
     reference = "random" if "random" in builtins else builtins[0]
-    others = (reference,) * (get_game(game).min_seats - 1)
+    others = (reference,) * (plugin.rules.min_seats - 1)
     return Lineup(reference, others, 0)
+
+
+def default_game() -> str:
+    from games import all_plugins
+
+    timed = [n for n, p in all_plugins().items() if p.timing is not None and p.timing.default]
+    if not timed:
+        raise click.UsageError("no game is timed by default: name one with --game")
+    return timed[0]
 
 
 def weighted_median(values: list[tuple[float, int]]) -> float:
@@ -104,7 +105,8 @@ def describe(name: str, stats: ResponseStats) -> str:
 
 @click.command("time")
 @click.argument("bot")
-@click.option("--game", default="roshambolo", show_default=True, help="game to time BOT in")
+@click.option("--game", default=None,
+              help="game to time BOT in [default: the game whose original had a time command]")
 @click.option("--seed", type=int, default=None, help="random seed (default: random)")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
               help="game option for the timing matches (e.g. -o rounds=5)")
@@ -113,13 +115,13 @@ def describe(name: str, stats: ResponseStats) -> str:
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
-def time_bot(bot: str, game: str, seed: int | None, extra: tuple[str, ...], matches: int | None,
-             adapter: str | None, deadline: float, as_json: bool) -> None:
+def time_bot(bot: str, game: str | None, seed: int | None, extra: tuple[str, ...],
+             matches: int | None, adapter: str | None, deadline: float, as_json: bool) -> None:
     """Compare BOT's response time with the game's reference built-in bot over many turns."""
     from judge.commands import common
     from judge.sandbox.select import default_sandbox
 
-    game = common.game_name(game)
+    game = common.game_name(game or default_game())
     lineup = lineup_for(game)
     if lineup is None:
         raise click.UsageError(f"{game} has no built-in bot to compare with")

@@ -1,4 +1,4 @@
-"""``judge tourney GAME BOTS...``: each original's tournament format (see judge/tournament.py)."""
+"""``judge tourney GAME BOTS...``: the game's own tournament format (its ``GamePlugin.format``)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import click
 import trio
 from pydantic import ValidationError
 
+from games import get_plugin
+from games.tourney import number
 from judge.executors import Executor
 from judge.sandbox.base import LAYERS
 from judge.tournament import (
-    FORMATS,
     Progress,
     TourneyResult,
     TourneySpec,
@@ -28,15 +29,16 @@ from judge.tournament import (
 @click.argument("bots", nargs=-1, required=True)
 @click.option("--seed", type=int, default=None,
               help="tourney seed; every match's seed derives from it")
-@click.option("--turns", type=click.IntRange(min=1), default=None, help="rps: turns per match")
+@click.option("--turns", type=click.IntRange(min=1), default=None,
+              help="game option turns (per match)")
 @click.option("--rounds", type=click.IntRange(min=1), default=None,
-              help="roshambolo: tourney rounds (every pair once each); counting: rounds per match")
+              help="game option rounds")
 @click.option("--race-to", type=click.IntRange(min=1), default=None,
-              help="roshambolo: round wins that end a game")
+              help="game option race_to")
 @click.option("--games", type=click.IntRange(min=1), default=None,
-              help="liarsdice: free-for-all games [default: 100]")
+              help="free-for-all formats: games [default: 100]")
 @click.option("--runs", type=click.IntRange(min=1), default=None,
-              help="counting: runs of every pair [default: 10]")
+              help="arena formats: runs of every pair [default: 10]")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
 @click.option("--replays", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="directory for every match's replay [default: ./tourney-GAME-SEED]")
@@ -65,27 +67,20 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
             executor_name: str, deadline: float, startup: float, adapter: str | None, as_json: bool,
             layer: str | None = None, min_layer: str | None = None,
             allowed: tuple[Path, ...] = ()) -> None:
-    """Run GAME's original tournament format between BOTS.
-
-    \b
-    rps         round robin, one match of --turns per pair
-    roshambolo  one match: --rounds x every pair, each game a race to --race-to
-    liarsdice   --games free-for-all games of all BOTS
-    counting    every pair x --runs runs of --rounds rounds; Score, Wins, Overall
-    """
+    """Run GAME's tournament format (its original's; see `judge games`) between BOTS."""
     from judge.commands import common
     from judge.executors import check_executor
 
     game = common.game_name(game)
-    if game not in FORMATS:
-        raise click.UsageError(f"no tourney format for {game} (known: {', '.join(FORMATS)})")
     if len(bots) < 2:
         raise click.UsageError("a tourney needs at least 2 bots")
-    misplaced = {"--turns": turns is not None and game != "rps",
-                 "--race-to": race_to is not None and game != "roshambolo",
-                 "--rounds": rounds is not None and game not in ("roshambolo", "counting"),
-                 "--games": games is not None and game != "liarsdice",
-                 "--runs": runs is not None and game != "counting"}
+    plugin = get_plugin(game)
+    fields = plugin.rules.Options.model_fields
+    misplaced = {"--turns": turns is not None and "turns" not in fields,
+                 "--race-to": race_to is not None and "race_to" not in fields,
+                 "--rounds": rounds is not None and "rounds" not in fields,
+                 "--games": games is not None and "games" not in plugin.format.settings,
+                 "--runs": runs is not None and "runs" not in plugin.format.settings}
     for flag, wrong in misplaced.items():
         if wrong:
             raise click.UsageError(f"{flag} does not apply to a {game} tourney")
@@ -148,7 +143,7 @@ def run_with_progress(
     from rich.progress import Progress as Bar
 
     console = Console(stderr=True)
-    unit = "games" if spec.game == "roshambolo" else "matches"
+    unit = get_plugin(spec.game).format.unit
     with Bar(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
              TextColumn(unit), TimeElapsedColumn(), TextColumn("{task.fields[last]}"),
              console=console, transient=True, disable=not (show and console.is_terminal)) as bar:
@@ -166,10 +161,6 @@ def run_with_progress(
         return trio.run(main)
 
 
-def _number(value: float) -> str:
-    return f"{value:g}" if value != int(value) else str(int(value))
-
-
 def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -179,31 +170,27 @@ def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
     if layer is not None:
         title += f" · sandbox: {layer}"
     console.print(f"[bold]{title}[/]")
-    if result.game == "counting":
-        runs = int(result.options.get("runs", 1))
-        others = len(result.standings) - 1
-        shown = {
-            "score": lambda v: f"{v / runs:.0f}",
-            "wins": lambda v: f"{v / runs:.1f}/{others}",
-            "overall": lambda v: f"{v:.0f} pts",
-        }
+    form = get_plugin(result.game).format
+    if form.boards_only:
         for board in result.boards:
             table = Table(title=f"By {board.name}: {board.description}")
             for column in ("rank", "bot", board.name):
                 table.add_column(column)
             for row in board.rows:
-                table.add_row(str(row.rank), row.name, shown[board.name](row.value))
+                shown = form.board_cell(board.name, row.value, result.options,
+                                        len(result.standings))
+                table.add_row(str(row.rank), row.name, shown)
             console.print(table)
     else:
         table = Table()
-        columns = ["rank", "bot", "games won" if result.game != "rps" else "points"]
+        columns = ["rank", "bot", form.points_label]
         columns += ["played", "won", "drawn", "lost", "DQ", "score"]
         for column in columns:
             table.add_column(column)
         for s in result.standings:
-            table.add_row(str(s.rank), s.name, _number(s.points), str(s.played),
-                          _number(s.games_won), str(s.draws), str(s.losses), str(s.disqualified),
-                          _number(s.score))
+            table.add_row(str(s.rank), s.name, number(s.points), str(s.played),
+                          number(s.games_won), str(s.draws), str(s.losses), str(s.disqualified),
+                          number(s.score))
         console.print(table)
     leaders = [s.name for s in result.standings if s.rank == 1]
     console.print(f"[bold]{' and '.join(leaders)}[/] {'win' if len(leaders) > 1 else 'wins'} "

@@ -84,4 +84,4 @@ def standings(tournament: Tournament, matches: list[Match]) -> dict[str, Any]:
 
 
 def format_of(game: str) -> str:
-    return tourney.FORMATS[game]
+    return tourney.format_of(game)

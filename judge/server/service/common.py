@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from games import UnknownGame, get_game
+from games import UnknownGame, get_game, get_plugin
 from judge.bots import builtin_bots
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore
@@ -26,8 +26,6 @@ from judge.server.records import Match, User
 from judge.server.storage import Storage
 
 PRIORITY = {"smoke": 30, "manual": 20, "tournament": 10, "ladder": 0}
-# Small options that make a smoke match quick; only fields the game has are used.
-SMOKE_OPTIONS = {"turns": 20, "rounds": 20, "race_to": 3, "games": 1}
 FINAL = ("finished", "error", "cancelled")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
@@ -103,8 +101,8 @@ def validate_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def smoke_options(game: str) -> dict[str, Any]:
-    fields = get_game(game).Options.model_fields
-    return validate_options(game, {k: v for k, v in SMOKE_OPTIONS.items() if k in fields})
+    """Options that make a smoke match quick: the game says which."""
+    return validate_options(game, dict(get_plugin(game).smoke_options))
 
 
 def smoke_opponent(game: str) -> str:

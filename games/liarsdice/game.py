@@ -1,0 +1,17 @@
+"""liarsdice as the judge sees it: rules, N free-for-all games, the botfights adapter."""
+
+from games.liarsdice.rules import LiarsDice
+from games.plugin import GamePlugin, HumanPlay, OriginalAdapter, Timing
+from games.tourney import FreeForAll
+
+GAME = GamePlugin(
+    rules=LiarsDice,
+    format=FreeForAll(),
+    # botfights/liarsdice modules define get_play(me, hands, history) (or play at HEAD).
+    adapter=OriginalAdapter(
+        "liarsdice", lambda functions, assigned: bool({"get_play", "play"} & functions)
+    ),
+    play=HumanPlay(opponents=("computer",)),
+    # One match is one game of a few dozen bids: time over many full tables.
+    timing=Timing("computer", ("computer",) * 5, 0, {}, matches=10),
+)
