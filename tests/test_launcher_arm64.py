@@ -231,24 +231,6 @@ def test_drops_to_a_uid(builds: dict[str, list[str]]) -> None:
     assert ids == (0, "65534\n65534\n65534\nCapEff:\t0000000000000000\n", "")
 
 
-@root_only
-def test_stages_binds_in_a_private_mount_namespace(builds: dict[str, list[str]],
-                                                    tmp_path: Path) -> None:
-    stage = tmp_path / "stage"
-    stage.mkdir()
-    shell = (f"test -f {stage}/0/passwd && echo dir; cmp -s {stage}/1 /etc/hostname && "
-             f"echo file; grep -c ' {stage}' /proc/self/mountinfo")
-    args = ["-m", str(stage), "-b", "/etc", "-b", "/etc/hostname", "--", "/bin/sh", "-c", shell]
-    native = run(builds["native"], args)
-    if native[0] == 127 and "unshare mount namespace" in native[2]:
-        pytest.skip(f"no mount namespaces here: {native[2].strip()}")
-    assert assert_same(run_all(builds, args)) == (0, "dir\nfile\n3\n", "")
-    assert list(stage.iterdir()) == [], "the binds leaked out of the launcher's namespace"
-    args = ["-m", str(stage), "-b", "/nonexistent", "--", "/bin/true"]
-    missing = assert_same(run_all(builds, args))
-    assert missing == (127, "", "launcher: stat /nonexistent: No such file or directory\n")
-
-
 @pytest.fixture
 def v2_cgroup() -> Iterator[Path]:
     mounts = Path("/proc/self/mounts").read_text().splitlines()

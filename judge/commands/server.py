@@ -146,12 +146,21 @@ def serve_command(
     if concurrency is not None:
         config.concurrency = concurrency
     from judge.sandbox import SandboxError
-    from judge.sandbox.select import default_sandbox
+    from judge.sandbox.select import default_sandbox, weakness
 
     try:
         sandbox = default_sandbox(layer, min_sandbox)
     except SandboxError as exc:
         raise click.UsageError(str(exc)) from None
+    warning = weakness(sandbox.layer)
+    if warning:
+        # Fail closed: other people's bots below namespaces only when the operator says so.
+        if layer != sandbox.layer:
+            raise click.UsageError(
+                f"refusing to serve with {warning}; install what the namespaces layer needs, "
+                f"or pass --sandbox {sandbox.layer} to run uploaded bots this way anyway"
+            )
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
     main(config, sandbox)
 
 

@@ -25,8 +25,9 @@ LAYERS: tuple[str, ...] = ("none", "base", "namespaces", "cgroups")
 LAYER_SUMMARY: dict[str, str] = {
     "none": "no isolation: own session and a minimal environment (development only)",
     "base": "a supervising launcher: rlimits, no_new_privs, parent-death signal, tree kill",
-    "namespaces": "base + bubblewrap (user/pid/net/mount/ipc/uts namespaces, read-only system, "
-    "private /tmp), seccomp, Landlock, a uid per slot when root",
+    "namespaces": "base + the launcher's own user/pid/net/mount/ipc/uts namespaces (only the "
+    "bot's box and read-only system directories visible, private /tmp), seccomp, Landlock, "
+    "a uid per slot when root",
     "cgroups": "namespaces + per-bot cgroups: memory limit, pids limit, CPU quota, "
     "cgroup kill and freeze",
 }

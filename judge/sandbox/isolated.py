@@ -1,11 +1,12 @@
-"""The isolating layers: base (a supervising launcher), namespaces (bubblewrap), cgroups.
+"""The isolating layers: base (a supervising launcher), namespaces, cgroups.
 
-Process chain per bot::
+Process chain per bot (the launcher is judge/sandbox/launcher.c; no other program)::
 
     base:        judge -> launcher -s (rlimits, nnp, supervisor) -> bot
-    namespaces:  judge -> launcher (rlimits, uid) = exec bwrap -> bwrap pid 1
-                       -> launcher (Landlock, seccomp) = exec bot
-    cgroups:     as namespaces, and the first launcher joins the bot's cgroups
+    namespaces:  judge -> launcher (rlimits; new namespaces; stays as a relay)
+                       -> its pid 1 (builds the bot's file system, drops the uid; reaps)
+                       -> bot (Landlock, seccomp, then exec)
+    cgroups:     as namespaces, after the launcher joined the bot's cgroups
 """
 
 from __future__ import annotations
@@ -36,9 +37,6 @@ from judge.sandbox.base import (
 from judge.sandbox.cgroups import BotCgroups, CgroupLimits, Hierarchy
 from judge.sandbox.launcher import launcher_binary
 
-BWRAP = "/usr/bin/bwrap"
-LAUNCHER_INSIDE = "/run/launcher"
-STAGE_DIR = Path("/run/botjudge-stage")
 KILL_GRACE = 1.0
 WATCHED_WRAPPERS = 6
 PREPARED_CACHE_SIZE = 256  # bot specs whose paths are remembered per sandbox
@@ -101,9 +99,7 @@ class _Prepared:
     identity: tuple[int, int, int] | None  # the program file when this was worked out
     cwd: Path | None
     interpreters: set[str]
-    stage_options: list[str] = field(default_factory=list)
-    binds: list[tuple[str, str]] = field(default_factory=list)
-    launcher_source: str = ""
+    binds: list[str] = field(default_factory=list)  # host paths shown read-only, in place
 
     def still_valid(self) -> bool:
         """The program is the same file as before (one stat: a replaced bot is redone)."""
@@ -147,7 +143,7 @@ class SupervisedProcess(BotProcess):
 
 
 class NamespacedProcess(BotProcess):
-    """A bot inside bubblewrap; the process we hold is the outer bwrap."""
+    """A bot in its own namespaces; the process we hold is the launcher left as a relay."""
 
     def __init__(
         self, process: trio.Process, cgroups: BotCgroups | None, slot: int | None
@@ -177,7 +173,7 @@ class NamespacedProcess(BotProcess):
 
     def exit_status(self) -> int | None:
         status = super().exit_status()
-        # bwrap reports a bot killed by signal N as 128 + N; report it as the bot's signal.
+        # pid 1 cannot die of the bot's signal N: it exits 128 + N. Report the bot's signal.
         if status is not None and 128 < status < 128 + signal.NSIG:
             return -(status - 128)
         return status
@@ -194,8 +190,8 @@ class NamespacedProcess(BotProcess):
             watched: list[int] = []
             if not self._killed:
                 self._killed = True
-                # bwrap and its pid 1 end a moment after the process we hold, and pid 1 only
-                # once everything in its namespace is gone. A pidfd says when, instead of
+                # The namespace's pid 1 ends a moment after the relay we hold, and only once
+                # everything in its namespace is gone. A pidfd says when, instead of
                 # polling /proc every few ms for the orphans the judge adopts.
                 watched = _pidfds(_wrappers(pid))
                 if self.cgroups is not None:
@@ -203,7 +199,7 @@ class NamespacedProcess(BotProcess):
                 for fd in watched:
                     with contextlib.suppress(OSError):
                         signal.pidfd_send_signal(fd, signal.SIGKILL)
-                # bwrap's pid 1 dies with it (--die-with-parent), and the namespace with pid 1.
+                # pid 1 dies with the relay (parent-death signal), the namespace with pid 1.
                 procs.signal_all([pid], signal.SIGKILL)
             await self.process.wait()
             procs.forget(pid)
@@ -224,8 +220,8 @@ class NamespacedProcess(BotProcess):
 
 
 def _wrappers(pid: int) -> list[int]:
-    """The processes just below the one the judge holds: bwrap, its pid 1 (and the relay's
-    bwrap at the cgroups layer); a few at most, whatever the bot has started."""
+    """The processes just below the one the judge holds: pid 1 of the bot's namespace (and
+    the second relay at the cgroups layer); a few at most, whatever the bot has started."""
     found = procs.children(pid)
     for child in list(found):
         found += procs.children(child)
@@ -305,9 +301,7 @@ class IsolatedSandbox(Sandbox):
             if self.use_slot_uids:
                 for path in host_paths:
                     _check_world_readable(bot, path)
-            prepared.stage_options, binds = self._staging([*host_paths, launcher])
-            prepared.launcher_source = binds.pop()[0]
-            prepared.binds = binds
+            prepared.binds = [str(path) for path in host_paths]
         self._prepared[key] = prepared
         if len(self._prepared) > PREPARED_CACHE_SIZE:
             self._prepared.popitem(last=False)
@@ -358,63 +352,29 @@ class IsolatedSandbox(Sandbox):
             chosen.append(path)
         return chosen
 
-    def _bwrap_args(
-        self,
-        binds: list[tuple[str, str]],
-        cwd: Path | None,
-        runtimes: AbstractSet[str] = frozenset(),
+    def _tree_args(
+        self, binds: list[str], cwd: Path | None, runtimes: AbstractSet[str] = frozenset()
     ) -> list[str]:
-        """bwrap's options; ``binds`` are (host source, path inside) shown read-only."""
+        """The launcher's options that build the bot's file system; ``binds`` shown read-only."""
         lim = self.limits
-        args = [
-            BWRAP, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-            "--unshare-uts", "--unshare-cgroup-try", "--disable-userns", "--die-with-parent",
-            "--new-session", "--cap-drop", "ALL", "--hostname", "bot",
-        ]
-        args += _system_binds()
+        args = ["-N", *_system_binds()]
         java = any(name.startswith("java") for name in runtimes)
-        inside = [Path(dest) for _, dest in binds]
         # A prepared directory is bound read-only whole, so nothing can be mounted inside it.
-        etc = None if java or _is_under_any(inside, Path("/etc")) else skeleton.etc_snapshot()
+        etc = None if java else skeleton.etc_snapshot()
         if etc is not None:
-            args += ["--ro-bind", str(etc), "/etc"]
+            args += ["-E", str(etc)]
         else:
             for name in ETC_FILES:  # each bind costs; skip what this host lacks
                 if os.path.exists(f"/etc/{name}"):
-                    args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+                    args += ["-B", f"/etc/{name}"]
         if java:
             for java_dir in Path("/etc").glob("java*"):  # the JDK's config lives there
-                args += ["--ro-bind", str(java_dir), str(java_dir)]
-        args += ["--proc", "/proc"]
-        dev = None if _is_under_any(inside, Path("/dev")) else skeleton.dev_directory()
-        args += ["--dev-bind", str(dev), "/dev"] if dev is not None else ["--dev", "/dev"]
-        args += [
-            "--size", str(lim.tmp_mb * MB), "--tmpfs", "/tmp",
-            "--size", str(max(1, lim.tmp_mb // 4) * MB), "--tmpfs", "/dev/shm",
-        ]
-        for source, dest in binds:
-            args += ["--ro-bind", source, dest]
-        args += ["--chdir", str(cwd) if cwd else "/tmp"]
+                args += ["-B", str(java_dir)]
+        args += ["-T", f"{lim.tmp_mb}m", "-H", f"{max(1, lim.tmp_mb // 4)}m"]
+        for source in binds:
+            args += ["-B", source]
+        args += ["-c", str(cwd) if cwd else "/tmp"]
         return args
-
-    def _staging(self, paths: list[Path]) -> tuple[list[str], list[tuple[str, str]]]:
-        """Launcher options and bwrap binds (source, dest) that show ``paths`` read-only.
-
-        As root the bot's uid is dropped before bwrap runs, and bwrap resolves bind
-        sources as that uid, which cannot walk through directories like /root: the
-        launcher (still root) first binds each path under STAGE_DIR, which anyone can walk.
-        """
-        binds = [(str(p), str(p)) for p in paths]
-        # Staging costs a mount namespace and a mount per path: only for paths in need.
-        hidden = [i for i, p in enumerate(paths) if self.use_slot_uids and not _walkable(p)]
-        if not hidden:
-            return [], binds
-        STAGE_DIR.mkdir(mode=0o755, exist_ok=True)
-        options = ["-m", str(STAGE_DIR)]
-        for staged, index in enumerate(hidden):
-            options += ["-b", str(paths[index])]
-            binds[index] = (f"{STAGE_DIR}/{staged}", str(paths[index]))
-        return options, binds
 
     async def _start_namespaced(
         self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
@@ -438,16 +398,14 @@ class IsolatedSandbox(Sandbox):
                     entered_by_clone = clone_into and directory == cgroups.v2
                     outer += ["-G" if entered_by_clone else "-g", str(directory)]
             outer += self._rlimits(prepared, cgroups is not None)
-            outer += prepared.stage_options
             if slot is not None:
                 uid = procs.SLOT_UID_BASE + slot
                 outer += ["-u", f"{uid}:{uid}"]
-                # Per uid, so it bounds this bot alone (bwrap and its pid 1 count too).
+                # Per uid, so it bounds this bot alone (pid 1 counts too).
                 outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
-            outer += ["-p", str(os.getpid()), "--"]
-            outer += self._bwrap_args(prepared.binds, prepared.cwd, prepared.interpreters)
-            outer += ["--ro-bind", prepared.launcher_source, LAUNCHER_INSIDE]
-            outer += ["--", LAUNCHER_INSIDE, "-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S",
+            outer += ["-p", str(os.getpid())]
+            outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
+            outer += ["-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S",
                       "-i", f"{procs.STDIN_FD}:{procs.STDOUT_FD}"]
             outer += ["--", *bot.argv]
             process = await procs.spawn(
@@ -469,33 +427,21 @@ _system_cache: list[str] | None = None
 
 
 def _system_binds() -> list[str]:
-    """bwrap options showing SYSTEM_DIRS and the merged-/usr links (looked up once)."""
+    """Launcher options showing SYSTEM_DIRS and the merged-/usr links (looked up once)."""
     global _system_cache
     if _system_cache is None:
         args: list[str] = []
         for directory in SYSTEM_DIRS:
             if Path(directory).is_dir():
-                args += ["--ro-bind", directory, directory]
+                args += ["-B", directory]
         for link in MERGED_USR_LINKS:
             path = Path(link)
             if path.is_symlink():
-                args += ["--symlink", os.readlink(path), link]
+                args += ["-l", f"{link}:{os.readlink(path)}"]
             elif path.is_dir():
-                args += ["--ro-bind", link, link]
+                args += ["-B", link]
         _system_cache = args
     return list(_system_cache)
-
-
-def _is_under_any(paths: list[Path], parent: Path) -> bool:
-    return any(path == parent or parent in path.parents for path in paths)
-
-
-def _walkable(path: Path) -> bool:
-    """Whether any uid can reach ``path`` (every directory above it searchable by others)."""
-    try:
-        return all(os.stat(parent).st_mode & 0o001 for parent in path.parents)
-    except OSError:
-        return False
 
 
 def _check_world_readable(bot: BotSpec, path: Path) -> None:

@@ -411,6 +411,42 @@ static void drop_capabilities(void) {
     CHECK(sc2(__NR_capset, (long)&header, (long)none), "capset", 0);
 }
 
+/* Channels between bots through what every sandbox shares (the same read-only system
+ * files): a lock taken on /usr/bin/true by one bot is seen by every other, and so are its
+ * file opens by inotify, dnotify and fanotify watchers. File locks become private no-ops
+ * (they "succeed", so runtimes that lock keep working, and nothing is shared); leases and
+ * directory notifications fail as on a kernel without them; inotify does not exist; POSIX
+ * message queues (a per-uid budget) do not exist either. */
+static const unsigned lock_commands[] = {5, 6, 7, 12, 13, 14, 36, 37, 38};
+/* F_GETLK F_SETLK F_SETLKW (F_*LK64) F_OFD_GETLK F_OFD_SETLK F_OFD_SETLKW */
+static const unsigned notify_commands[] = {1024, 1025, 1026}; /* F_SETLEASE F_GETLEASE F_NOTIFY */
+#define N_LOCK (sizeof lock_commands / sizeof lock_commands[0])
+#define N_NOTIFY (sizeof notify_commands / sizeof notify_commands[0])
+
+static void install_collusion_rules(void) {
+    deny(__NR_flock, 0);
+    deny(__NR_inotify_init1, ENOSYS);
+#ifdef __NR_inotify_init
+    deny(__NR_inotify_init, ENOSYS);
+#endif
+    deny(__NR_mq_open, ENOSYS);
+    /* fcntl(fd, cmd, ...): compares, then allow, errno 0 (locks), EINVAL (notifications). */
+    unsigned n = N_LOCK + N_NOTIFY;
+    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0,
+                                      (unsigned char)(1 + n + 3)));
+    emit((struct sock_filter)LOAD(ARG_LOW(1)));
+    for (unsigned i = 0; i < n; i++) {
+        unsigned target = i < N_LOCK ? n + 1 : n + 2;
+        unsigned cmd = i < N_LOCK ? lock_commands[i] : notify_commands[i - N_LOCK];
+        emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmd,
+                                          (unsigned char)(target - i - 1), 0));
+    }
+    emit((struct sock_filter)RET_ALLOW);
+    emit((struct sock_filter)RET_ERRNO(0));
+    emit((struct sock_filter)RET_ERRNO(EINVAL));
+    emit((struct sock_filter)LOAD(DATA_AT(nr))); /* unreachable: every branch returned */
+}
+
 static void install_seccomp(void) {
 #ifndef THIS_ARCH
     die_err("seccomp", "unsupported architecture", ENOSYS);
@@ -427,6 +463,7 @@ static void install_seccomp(void) {
     for (unsigned long i = 0; i < sizeof denied / sizeof denied[0]; i++) deny(denied[i], EPERM);
     /* clone3 passes its flags in memory a filter cannot read: make libc fall back to clone. */
     deny(__NR_clone3, ENOSYS);
+    install_collusion_rules();
     /* socket(): only AF_UNIX (socketpair-style plumbing inside runtimes). */
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4));
     emit((struct sock_filter)LOAD(ARG_LOW(0)));
@@ -687,40 +724,270 @@ static void enter_v2_cgroup(const char *dir) {
     join_cgroup_by_pid(dir); /* no clone3 or no CLONE_INTO_CGROUP here: the slow way */
 }
 
-static void stage_binds(const char *stage, char **paths, int n) {
-    CHECK(sc1(__NR_unshare, CLONE_NEWNS), "unshare mount namespace", 0);
-    CHECK(sc5(__NR_mount, 0, "/", 0, MS_REC | MS_PRIVATE, 0), "private mounts", 0);
-    CHECK(sc5(__NR_mount, "tmpfs", stage, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"),
-          "stage tmpfs", stage);
-    for (int i = 0; i < n; i++) {
-        char target[4096], *end = target + sizeof target - 1, *at = target;
-        const char *source = paths[i];
-        at = append_int(append(append(at, end, stage), end, "/"), end, i);
-        *at = 0;
-        long probe = open_(source, O_PATH | O_CLOEXEC, 0);
-        if (probe < 0) die_err("stat", source, probe);
-        close_(probe);
-        long as_dir = open_(source, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-        if (as_dir >= 0) {
-            close_(as_dir);
-            CHECK(sc3(__NR_mkdirat, AT_CWD, target, 0755), "mkdir", target);
-        } else {
-            long fd = open_(target, O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
-            if (fd < 0) die_err("create", target, fd);
-            close_(fd);
-        }
-        CHECK(sc5(__NR_mount, source, target, 0, MS_BIND | MS_REC, 0), "bind", target);
+/* ---- namespaces and the bot's file system (-N) ----------------------------------- */
+/* The whole view a bot has of the machine is built here, in a new mount namespace, on an
+ * empty tmpfs that becomes the root: read-only binds of the paths the judge names (-B: the
+ * system directories, the bot's box), a snapshot of /etc (-E), the merged-/usr links (-l),
+ * six device nodes, its own /proc, and private /tmp and /dev/shm. Nothing else of the host
+ * exists for it. As root (-u), the tree is built with root's rights and the uid is dropped
+ * after; otherwise a user namespace maps the judge's uid onto itself first. */
+#define NS_CLONE (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET | \
+                  CLONE_NEWCGROUP)
+#define OLD "/oldroot"
+#define MNT_DETACH 2
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x1
+#define MOUNT_ATTR_NOSUID 0x2
+#define MOUNT_ATTR_NODEV 0x4
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+struct mount_attr_ { __u64 attr_set, attr_clr, propagation, userns_fd; };
+struct statfs_ { long type, bsize; unsigned long blocks, bfree, bavail, files, ffree;
+                 int fsid[2]; long namelen, frsize, flags, spare[4]; };
+#define ST_RDONLY_ 1
+#define ST_NOSUID_ 2
+#define ST_NODEV_ 4
+#define ST_NOEXEC_ 8
+#define ST_NOATIME_ 1024
+#define ST_NODIRATIME_ 2048
+#define ST_RELATIME_ 4096
+
+static const char *const devices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+
+static void write_file(const char *path, const char *text) {
+    long fd = open_(path, O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0) die_err("open", path, fd);
+    long done = sc3(__NR_write, fd, text, strlen(text));
+    if (done < 0) die_err("write", path, done);
+    close_(fd);
+}
+
+/* Maps the calling process's uid and gid onto themselves in a new user namespace. */
+static void own_user_namespace(long uid, long gid) {
+    CHECK(sc1(__NR_unshare, CLONE_NEWUSER), "unshare user namespace", 0);
+    char map[64], *at;
+    write_file("/proc/self/setgroups", "deny");
+    at = append_int(append(append_int(map, map + 60, uid), map + 60, " "), map + 60, uid);
+    at = append(at, map + 62, " 1\n");
+    *at = 0;
+    write_file("/proc/self/uid_map", map);
+    at = append_int(append(append_int(map, map + 60, gid), map + 60, " "), map + 60, gid);
+    at = append(at, map + 62, " 1\n");
+    *at = 0;
+    write_file("/proc/self/gid_map", map);
+}
+
+/* mkdir -p, for paths inside the new root (an empty tmpfs: nothing in the way). */
+static void make_dirs(char *path) {
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        long err = sc3(__NR_mkdirat, AT_CWD, path, 0755);
+        *p = '/';
+        if (err < 0 && err != -EEXIST) die_err("mkdir", path, err);
     }
+    long err = sc3(__NR_mkdirat, AT_CWD, path, 0755);
+    if (err < 0 && err != -EEXIST) die_err("mkdir", path, err);
+}
+
+static void make_file(char *path) {
+    char *slash = path;
+    for (char *p = path; *p; p++) if (*p == '/') slash = p;
+    if (slash != path) {
+        *slash = 0;
+        make_dirs(path);
+        *slash = '/';
+    }
+    long fd = open_(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
+    if (fd < 0 && fd != -EEXIST) die_err("create", path, fd);
+    if (fd >= 0) close_(fd);
+}
+
+/* Read-only (and nosuid; nodev unless keep_dev) for the mount at path and all below it. */
+static void make_read_only(const char *path, int keep_dev) {
+    struct mount_attr_ attr = {MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | (keep_dev ? 0 : MOUNT_ATTR_NODEV),
+                               0, 0, 0};
+    long err = sc5(__NR_mount_setattr, AT_CWD, path, AT_RECURSIVE, &attr, sizeof attr);
+    if (err != -ENOSYS) {
+        CHECK(err, "read-only", path);
+        return;
+    }
+    /* Before Linux 5.12: a remount, which must repeat the flags a user namespace locked. */
+    struct statfs_ info;
+    CHECK(sc2(__NR_statfs, path, &info), "statfs", path);
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | (keep_dev ? 0 : MS_NODEV);
+    if (info.flags & ST_NODEV_) flags |= MS_NODEV;
+    if (info.flags & ST_NOEXEC_) flags |= MS_NOEXEC;
+    if (info.flags & ST_NOATIME_) flags |= MS_NOATIME;
+    if (info.flags & ST_NODIRATIME_) flags |= MS_NODIRATIME;
+    if (info.flags & ST_RELATIME_) flags |= MS_RELATIME;
+    CHECK(sc5(__NR_mount, 0, path, 0, flags, 0), "read-only", path);
+}
+
+/* Shows the host's `source` read-only at `dest` inside the new root. */
+static void bind_read_only(const char *source, const char *dest, int keep_dev) {
+    char from[4096], to[4096];
+    char *end = append(append(from, from + sizeof from - 1, OLD), from + sizeof from - 1, source);
+    *end = 0;
+    end = append(to, to + sizeof to - 1, dest);
+    *end = 0;
+    long probe = open_(from, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    if (probe >= 0) {
+        close_(probe);
+        make_dirs(to);
+    } else {
+        probe = open_(from, O_PATH | O_CLOEXEC, 0);
+        if (probe < 0) die_err("cannot show", source, probe);
+        close_(probe);
+        make_file(to);
+    }
+    CHECK(sc5(__NR_mount, from, to, 0, MS_BIND | MS_REC, 0), "bind", source);
+    make_read_only(to, keep_dev);
+}
+
+static void mount_tmpfs(const char *where, const char *options, unsigned long flags) {
+    char path[4096], *end = append(path, path + sizeof path - 1, where);
+    *end = 0;
+    make_dirs(path);
+    CHECK(sc5(__NR_mount, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | flags, options),
+          "tmpfs", where);
+}
+
+struct tree {
+    char *binds[64];
+    int n_binds;
+    char *links[16]; /* "LINK:TARGET" */
+    int n_links;
+    const char *etc;
+    const char *tmp_size, *shm_size;
+};
+
+static void build_tree(struct tree *t) {
+    CHECK(sc5(__NR_mount, 0, "/", 0, MS_REC | MS_PRIVATE, 0), "private mounts", 0);
+    /* The new root: a tmpfs on /tmp, pivoted to, with the host's tree at /oldroot until
+     * everything is bound (the host's own /tmp stays reachable there: only this namespace
+     * sees the tmpfs). */
+    CHECK(sc5(__NR_mount, "tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m"),
+          "root tmpfs", 0);
+    CHECK(sc1(__NR_chdir, "/tmp"), "chdir", "/tmp");
+    CHECK(sc3(__NR_mkdirat, AT_CWD, "oldroot", 0755), "mkdir", "oldroot");
+    CHECK(sc2(__NR_pivot_root, ".", "oldroot"), "pivot_root", 0);
+    CHECK(sc1(__NR_chdir, "/"), "chdir", "/");
+    if (t->etc) bind_read_only(t->etc, "/etc", 0);
+    /* /dev: a small tmpfs with the six devices bound from the host, the usual links, shm. */
+    mount_tmpfs("/dev", "mode=0755,size=64k", MS_NOEXEC);
+    for (unsigned long i = 0; i < sizeof devices / sizeof devices[0]; i++) {
+        char from[64], to[64], *end;
+        end = append(append(from, from + 63, "/dev/"), from + 63, devices[i]);
+        *end = 0;
+        end = append(append(to, to + 63, "/dev/"), to + 63, devices[i]);
+        *end = 0;
+        char host[80];
+        end = append(append(host, host + 79, OLD), host + 79, from);
+        *end = 0;
+        long probe = open_(host, O_PATH | O_CLOEXEC, 0);
+        if (probe < 0) continue; /* a host without it: the bot goes without too */
+        close_(probe);
+        bind_read_only(from, to, 1);
+    }
+    static const char *const dev_links[][2] = {{"/proc/self/fd", "/dev/fd"},
+        {"/proc/self/fd/0", "/dev/stdin"}, {"/proc/self/fd/1", "/dev/stdout"},
+        {"/proc/self/fd/2", "/dev/stderr"}};
+    for (int i = 0; i < 4; i++)
+        CHECK(sc3(__NR_symlinkat, dev_links[i][0], AT_CWD, dev_links[i][1]), "symlink",
+              dev_links[i][1]);
+    char options[96], *end;
+    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->shm_size);
+    *end = 0;
+    mount_tmpfs("/dev/shm", options, MS_NOEXEC);
+    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->tmp_size);
+    *end = 0;
+    mount_tmpfs("/tmp", options, 0);
+    /* After /tmp: a box under the host's /tmp is shown over the private one. */
+    for (int i = 0; i < t->n_binds; i++) bind_read_only(t->binds[i], t->binds[i], 0);
+    for (int i = 0; i < t->n_links; i++) {
+        char *colon = t->links[i];
+        while (*colon && *colon != ':') colon++;
+        if (!*colon) die_err("bad -l", t->links[i], EINVAL);
+        *colon = 0;
+        CHECK(sc3(__NR_symlinkat, colon + 1, AT_CWD, t->links[i]), "symlink", t->links[i]);
+        *colon = ':';
+    }
+    /* Its own /proc (this process is pid 1 of the new pid namespace); the kernel allows it
+     * only while a full /proc is visible, so before the host's tree goes. */
+    CHECK(sc3(__NR_mkdirat, AT_CWD, "/proc", 0555), "mkdir", "/proc");
+    CHECK(sc5(__NR_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0),
+          "mount", "/proc");
+    CHECK(sc2(__NR_umount2, OLD, MNT_DETACH), "umount", OLD);
+    CHECK(sc3(__NR_unlinkat, AT_CWD, OLD, AT_REMOVEDIR), "rmdir", OLD);
+    /* The root itself: read-only, not recursively (/tmp, /dev/shm stay writable). */
+    struct mount_attr_ attr = {MOUNT_ATTR_RDONLY, 0, 0, 0};
+    long err = sc5(__NR_mount_setattr, AT_CWD, "/", 0, &attr, sizeof attr);
+    if (err == -ENOSYS)
+        err = sc5(__NR_mount, 0, "/", 0, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, 0);
+    CHECK(err, "read-only", "/");
+    CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
+}
+
+static void close_from_3(void) {
+#ifdef __NR_close_range
+    if (sc3(__NR_close_range, 3U, ~0U, 0U) != 0)
+#endif
+        for (int fd = 3; fd < 1024; fd++) close_(fd);
+}
+
+/* pid 1 of the bot's pid namespace: reaps what is orphaned inside, and ends with the bot
+ * (its exit takes every process left in the namespace with it). */
+static void namespace_init(long bot) {
+    prctl_(PR_SET_NAME, (unsigned long)"bot-init");
+    close_from_3(); /* the bot's pipes are the bot's alone */
+    for (;;) {
+        int status;
+        long done = wait_(-1, &status, 0);
+        if (done == bot) {
+            /* pid 1 cannot die of its own signal: 128 + N, as a shell reports it. */
+            if ((status & 0x7f) == 0) exit_now((status >> 8) & 0xff);
+            exit_now(128 + (status & 0x7f));
+        }
+        if (done == -ECHILD) exit_now(127);
+    }
+}
+
+/* Returns in the bot's process, inside every namespace and its tree, as the bot's uid. */
+static void enter_namespaces(struct tree *t, const char *ids) {
+    long uid = sc0(__NR_getuid), gid = sc0(__NR_getgid);
+    if (!ids) own_user_namespace(uid, gid);
+    long child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
+    if (child < 0) die_err("clone namespaces", 0, child);
+    if (child > 0) relay(child);
+    prctl_(PR_SET_PDEATHSIG, SIGKILL); /* with the relay, which dies with the judge */
+    build_tree(t);
+    if (ids) {
+        if (!parse_pair(ids, &uid, &gid)) die_err("bad ids", ids, EINVAL);
+        CHECK(sc2(__NR_setgroups, 0, 0), "setgroups", 0);
+        CHECK(sc1(__NR_setgid, gid), "setgid", 0);
+        CHECK(sc1(__NR_setuid, uid), "setuid", 0);
+        CHECK(prctl_(PR_SET_DUMPABLE, 1), "dumpable", 0); /* to write its own id maps */
+        prctl_(PR_SET_PDEATHSIG, SIGKILL);                 /* the uid change cleared it */
+        own_user_namespace(uid, gid);
+    }
+    long bot = fork_();
+    if (bot < 0) die_err("fork", 0, bot);
+    if (bot > 0) namespace_init(bot);
+    prctl_(PR_SET_PDEATHSIG, SIGKILL);
 }
 
 static int launcher_main(int argc, char **argv) {
     char *writable[16];
     int n_writable = 0, want_seccomp = 0, want_landlock = 0, want_nnp = 0;
-    int want_subreaper = 0, want_no_caps = 0;
+    int want_subreaper = 0, want_no_caps = 0, want_namespaces = 0;
     long parent = 0, stdin_from = -1, stdout_from = -1;
-    const char *chdir_to = 0, *stage = 0, *v2_cgroup = 0;
-    char *ids = 0, *stage_paths[64], *v1_cgroups[8];
-    int n_stage = 0, n_v1 = 0;
+    const char *chdir_to = 0, *v2_cgroup = 0;
+    char *ids = 0, *v1_cgroups[8];
+    int n_v1 = 0;
+    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m"};
     int i = 1;
     for (; i < argc; i++) {
         char *arg = argv[i];
@@ -728,7 +995,7 @@ static int launcher_main(int argc, char **argv) {
         if (arg[0] != '-' || !arg[1] || arg[2]) break; /* the program: options end */
         char opt = arg[1];
         char *value = 0;
-        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L' && opt != 'C') {
+        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L' && opt != 'C' && opt != 'N') {
             if (i + 1 >= argc) die_err("usage", arg, EINVAL);
             value = argv[++i];
         }
@@ -748,10 +1015,20 @@ static int launcher_main(int argc, char **argv) {
         case 'C': want_no_caps = 1; break;
         case 'S': want_seccomp = 1; break;
         case 'L': want_landlock = 1; break;
+        case 'N': want_namespaces = 1; break;
+        case 'B':
+            if (tree.n_binds >= 64) die_err("too many", "-B", E2BIG);
+            tree.binds[tree.n_binds++] = value;
+            break;
+        case 'l':
+            if (tree.n_links >= 16) die_err("too many", "-l", E2BIG);
+            tree.links[tree.n_links++] = value;
+            break;
+        case 'E': tree.etc = value; break;
+        case 'T': tree.tmp_size = value; break;
+        case 'H': tree.shm_size = value; break;
         case 'w': if (n_writable < 16) writable[n_writable++] = value; break;
         case 'c': chdir_to = value; break;
-        case 'm': stage = value; break;
-        case 'b': if (n_stage < 64) stage_paths[n_stage++] = value; break;
         case 'i':
             if (!parse_pair(value, &stdin_from, &stdout_from)) die_err("bad -i", value, EINVAL);
             break;
@@ -760,12 +1037,6 @@ static int launcher_main(int argc, char **argv) {
     }
     if (i >= argc) die_err("usage", "no program", EINVAL);
     char **program = argv + i;
-    if (stdin_from >= 0) {
-        CHECK(dup_onto((int)stdin_from, 0), "dup2", 0);
-        CHECK(dup_onto((int)stdout_from, 1), "dup2", 0);
-        if (stdin_from > 1) close_(stdin_from);
-        if (stdout_from > 1) close_(stdout_from);
-    }
     if (v2_cgroup) {
         /* The relay left behind watches for the judge's death in our place. */
         if (parent > 0) {
@@ -777,15 +1048,12 @@ static int launcher_main(int argc, char **argv) {
         if (getpid_() != relay_pid && parent > 0) parent = relay_pid;
     }
     for (int k = 0; k < n_v1; k++) join_v1_cgroup(v1_cgroups[k]);
-    if (stage) stage_binds(stage, stage_paths, n_stage);
-    if (ids) {
+    if (ids && !want_namespaces) {
         long uid, gid;
         if (!parse_pair(ids, &uid, &gid)) die_err("bad ids", ids, EINVAL);
         CHECK(sc2(__NR_setgroups, 0, 0), "setgroups", 0);
         CHECK(sc1(__NR_setgid, gid), "setgid", 0);
         CHECK(sc1(__NR_setuid, uid), "setuid", 0);
-        /* The uid change made us non-dumpable, which hides /proc/self/fd from bwrap. */
-        CHECK(prctl_(PR_SET_DUMPABLE, 1), "dumpable", 0);
     }
     /* After the uid change, which clears it. The judge spawns from a thread that lives as long
      * as the judge process, so the signal comes when the judge dies, not when a thread ends.
@@ -793,6 +1061,14 @@ static int launcher_main(int argc, char **argv) {
     if (parent > 0) {
         CHECK(prctl_(PR_SET_PDEATHSIG, want_subreaper ? SIGTERM : SIGKILL), "pdeathsig", 0);
         if (getppid_() != parent) exit_now(127); /* the judge died before we got here */
+    }
+    if (want_namespaces) enter_namespaces(&tree, ids);
+    /* Only now: the relay and pid 1 above the bot must not hold its pipes. */
+    if (stdin_from >= 0) {
+        CHECK(dup_onto((int)stdin_from, 0), "dup2", 0);
+        CHECK(dup_onto((int)stdout_from, 1), "dup2", 0);
+        if (stdin_from > 1) close_(stdin_from);
+        if (stdout_from > 1) close_(stdout_from);
     }
     if (want_no_caps) drop_capabilities();
     if (want_nnp) CHECK(sc5(__NR_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs", 0);

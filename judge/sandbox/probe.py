@@ -11,7 +11,7 @@ from pathlib import Path
 
 from judge.sandbox import cgroups as cg
 from judge.sandbox.base import LAYERS, SandboxError
-from judge.sandbox.isolated import BWRAP, LAUNCHER_INSIDE, IsolatedSandbox
+from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.launcher import launcher_binary
 
 PROBE_TIMEOUT = 10.0
@@ -43,36 +43,38 @@ def _run(argv: list[str]) -> tuple[bool, str]:
 
 
 def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
-    if not Path(BWRAP).exists():
-        return False, f"{BWRAP} not found (install the Debian package bubblewrap)"
+    """Starts a shell the way a bot starts: its own namespaces and file system, the uid."""
     sandbox = IsolatedSandbox("namespaces")
     with tempfile.TemporaryDirectory(prefix="botjudge-probe-") as box:
         os.chmod(box, 0o755)
+        argv = [str(launcher)]
+        if sandbox.use_slot_uids:
+            argv += ["-u", "65534:65534"]
+        argv += [*sandbox._tree_args([box], Path(box)), "-n", "-L", "-w", "/tmp", "-S",
+                 "--", "/bin/sh", "-c", f"test -d {box} && test ! -e /oldroot"]
         try:
-            stage, binds = sandbox._staging([Path(box), launcher])
-            argv = [str(launcher), *stage]
-            if sandbox.use_slot_uids:
-                argv += ["-u", "65534:65534"]
-            argv += ["--", *sandbox._bwrap_args(binds[:1], Path(box))]
-            argv += ["--ro-bind", binds[1][0], LAUNCHER_INSIDE, "--", LAUNCHER_INSIDE,
-                     "-n", "-L", "-w", "/tmp", "-S", "--", "/bin/sh", "-c", "exit 0"]
             proc = subprocess.run(
                 argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
                 stdin=subprocess.DEVNULL,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return False, f"bubblewrap failed: {exc}"
+            return False, f"the launcher could not make namespaces: {exc}"
     if proc.returncode != 0:
         why = proc.stderr.strip().splitlines()
         hint = ""
-        if any("setting up uid map" in line or "No permission" in line for line in why):
+        if any("user namespace" in line or "uid_map" in line for line in why):
             hint = (
                 " (unprivileged user namespaces may be off: sysctl "
-                "kernel.unprivileged_userns_clone / kernel.apparmor_restrict_unprivileged_userns)"
+                "kernel.unprivileged_userns_clone / kernel.apparmor_restrict_unprivileged_userns"
+                " / user.max_user_namespaces)"
             )
-        return False, f"bubblewrap failed: {why[-1] if why else proc.returncode}{hint}"
-    who = "as an unprivileged uid per slot" if sandbox.use_slot_uids else "in a user namespace"
-    return True, f"bubblewrap works {who}; seccomp and Landlock applied inside"
+        detail = why[-1] if why else f"exit status {proc.returncode}"
+        return False, f"the launcher could not make namespaces: {detail}{hint}"
+    who = "as an unprivileged uid per slot" if sandbox.use_slot_uids else "as this user"
+    return True, (
+        f"the launcher's own user, pid, net, mount, ipc, uts and cgroup namespaces work, {who}; "
+        "seccomp and Landlock applied inside"
+    )
 
 
 def _probe_clone_into(launcher: Path, v2: Path) -> bool:

@@ -1,0 +1,44 @@
+"""Builds the sandbox launcher (judge/sandbox/launcher.c) when the package is built or
+installed, editable (`uv sync`) or as a wheel, so that bots are isolated without a C
+compiler at run time. Without a compiler the install still succeeds: the judge then
+tries to compile on first use, and says so if it cannot (see docs/security.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+def _launcher_build() -> Any:
+    # By path: importing the judge package would need its dependencies at build time.
+    path = Path(__file__).parent / "judge" / "sandbox" / "launcher_build.py"
+    spec = importlib.util.spec_from_file_location("_botjudge_launcher_build", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel":
+            return
+        lb = _launcher_build()
+        target = lb.PACKAGED_DIR / lb.binary_name()
+        problem = None if target.is_file() else lb.build(target)
+        if problem is not None:
+            print(f"botjudge: {problem}; the judge will try again on first use", file=sys.stderr)
+            return
+        for old in lb.PACKAGED_DIR.glob("launcher-*"):
+            if old != target:
+                old.unlink(missing_ok=True)
+        if version != "editable":  # an editable install runs it where it was built
+            build_data["force_include"][str(target)] = f"judge/sandbox/bin/{target.name}"
+            build_data["pure_python"] = False
+            build_data["infer_tag"] = True
