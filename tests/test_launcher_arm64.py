@@ -17,6 +17,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,6 +198,11 @@ def test_parent_death_kills_the_bot(builds: dict[str, list[str]]) -> None:
             assert middle.wait(timeout=30) == 0, name
             ready, _, _ = select.select([middle.stderr], [], [], 20)
             assert ready and middle.stderr.read() == b"", f"{name}: the bot outlived its parent"
+            # EOF comes as the dying bot closes its files, a moment before it is a zombie.
+            for _ in range(100):
+                if not _alive(bot):
+                    break
+                time.sleep(0.02)
         finally:
             if _alive(bot):
                 os.kill(bot, signal.SIGKILL)

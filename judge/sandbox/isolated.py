@@ -171,13 +171,6 @@ class NamespacedProcess(BotProcess):
             procs.signal_all(stopped, signal.SIGCONT)
             self._paused = []
 
-    def exit_status(self) -> int | None:
-        status = super().exit_status()
-        # pid 1 cannot die of the bot's signal N: it exits 128 + N. Report the bot's signal.
-        if status is not None and 128 < status < 128 + signal.NSIG:
-            return -(status - 128)
-        return status
-
     def memory_exceeded(self) -> bool:
         return self.cgroups is not None and self.cgroups.oom_killed()
 

@@ -931,22 +931,30 @@ static void build_tree(struct tree *t) {
     CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
 }
 
-static void close_from_3(void) {
+/* Closes every descriptor from 3 on except `keep` (-1: none). */
+static void close_others(int keep) {
 #ifdef __NR_close_range
-    if (sc3(__NR_close_range, 3U, ~0U, 0U) != 0)
+    int done = keep < 0 ? sc3(__NR_close_range, 3U, ~0U, 0U) == 0
+                        : (keep <= 3 || sc3(__NR_close_range, 3U, (unsigned)keep - 1, 0U) == 0) &&
+                              sc3(__NR_close_range, (unsigned)keep + 1, ~0U, 0U) == 0;
+    if (done) return;
 #endif
-        for (int fd = 3; fd < 1024; fd++) close_(fd);
+    for (int fd = 3; fd < 1024; fd++)
+        if (fd != keep) close_(fd);
 }
 
 /* pid 1 of the bot's pid namespace: reaps what is orphaned inside, and ends with the bot
- * (its exit takes every process left in the namespace with it). */
-static void namespace_init(long bot) {
+ * (its exit takes every process left in the namespace with it). The bot's wait status goes
+ * to the relay first: tearing the namespaces down can take tens of ms (RCU grace periods),
+ * and the judge must not take a bot that died for one still running meanwhile. */
+static void namespace_init(long bot, int status_fd) {
     prctl_(PR_SET_NAME, (unsigned long)"bot-init");
-    close_from_3(); /* the bot's pipes are the bot's alone */
+    close_others(status_fd); /* the bot's pipes are the bot's alone */
     for (;;) {
         int status;
         long done = wait_(-1, &status, 0);
         if (done == bot) {
+            write_all(status_fd, (const char *)&status, sizeof status);
             /* pid 1 cannot die of its own signal: 128 + N, as a shell reports it. */
             if ((status & 0x7f) == 0) exit_now((status >> 8) & 0xff);
             exit_now(128 + (status & 0x7f));
@@ -955,13 +963,34 @@ static void namespace_init(long bot) {
     }
 }
 
+/* The launcher left outside the namespaces: ends the way the bot did, as soon as pid 1
+ * says how (or the way pid 1 did, if it died without saying). */
+static void namespace_relay(long child, int status_fd) {
+    prctl_(PR_SET_NAME, (unsigned long)"bot-relay");
+    close_others(status_fd); /* only the bot may hold its pipes */
+    int status;
+    long got;
+    while ((got = sc3(__NR_read, status_fd, &status, sizeof status)) == -EINTR) {}
+    if (got == (long)sizeof status) exit_like(status);
+    while ((got = wait_((int)child, &status, 0)) < 0) {
+        if (got != -EINTR) exit_now(127);
+    }
+    exit_like(status);
+}
+
 /* Returns in the bot's process, inside every namespace and its tree, as the bot's uid. */
 static void enter_namespaces(struct tree *t, const char *ids) {
     long uid = sc0(__NR_getuid), gid = sc0(__NR_getgid);
     if (!ids) own_user_namespace(uid, gid);
+    int status_pipe[2];
+    CHECK(sc2(__NR_pipe2, status_pipe, O_CLOEXEC), "pipe", 0);
     long child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
     if (child < 0) die_err("clone namespaces", 0, child);
-    if (child > 0) relay(child);
+    if (child > 0) {
+        close_(status_pipe[1]);
+        namespace_relay(child, status_pipe[0]);
+    }
+    close_(status_pipe[0]);
     prctl_(PR_SET_PDEATHSIG, SIGKILL); /* with the relay, which dies with the judge */
     build_tree(t);
     if (ids) {
@@ -975,7 +1004,7 @@ static void enter_namespaces(struct tree *t, const char *ids) {
     }
     long bot = fork_();
     if (bot < 0) die_err("fork", 0, bot);
-    if (bot > 0) namespace_init(bot);
+    if (bot > 0) namespace_init(bot, status_pipe[1]);
     prctl_(PR_SET_PDEATHSIG, SIGKILL);
 }
 
