@@ -217,12 +217,18 @@ def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
 
 def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
     argv = adapters.argv_for(path, game, adapter)
+    # Files the judge made for this bot (a Python 2 file's translation, in the judge's
+    # cache): shown to it one by one, never the directory that holds everyone's.
+    made = [Path(arg) for arg in argv[2:] if arg.startswith("/") and Path(arg).is_file()
+            and not Path(arg).resolve().is_relative_to(path.parent)
+            and not Path(arg).resolve().is_relative_to(BOTS_DIR)
+            and not Path(arg).resolve().is_relative_to(GAMES_DIR)]
     return BotSpec(
         name=path.stem,
         argv=tuple(argv),
         env={"PYTHONPATH": f"{BOTS_DIR}{os.pathsep}{BOTS_DIR / 'adapters'}"},
         cwd=path.parent,
-        readonly_paths=(BOTS_DIR, GAMES_DIR),
+        readonly_paths=(BOTS_DIR, GAMES_DIR, *made),
         box=path.parent,
     )
 
