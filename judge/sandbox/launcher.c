@@ -1,16 +1,17 @@
-/* The bot launcher: applies limits to itself, then execs the next program.
+/* The bot launcher: applies limits to itself, then execs the bot.
  *
  * The judge never uses preexec_fn (trio forks from a worker thread), so every
- * per-process setting a bot needs is made here, between fork and the bot's exec.
- * Outside bubblewrap it attaches cgroups, sets rlimits, drops to the slot uid and
- * execs bwrap; inside, a second run adds Landlock and a seccomp filter.
+ * per-process setting a bot needs is made here, between fork and the bot's exec:
+ * cgroups, rlimits, and with -N the bot's namespaces and its whole file system, then
+ * the uid drop, no_new_privs, Landlock and a seccomp filter. No other program runs.
  *
  *   launcher [-r RES:SOFT:HARD]... [-g V1_CGROUP_DIR]... [-G V2_CGROUP_DIR] [-u UID:GID]
- *            [-p PARENT_PID] [-m STAGE_DIR -b PATH...] [-s] [-n] [-C] [-S] [-L]
+ *            [-p PARENT_PID] [-N [-B PATH]... [-l LINK:TARGET]... [-E ETC_DIR]
+ *            [-T TMP_SIZE] [-H SHM_SIZE]] [-s] [-n] [-C] [-S] [-L]
  *            [-w WRITABLE_DIR]... [-c DIR] [-i IN_FD:OUT_FD] -- PROGRAM ARGS...
  *
- * It runs twice per namespaced bot start, so it is built without a C library where it
- * can be (-DLAUNCHER_NOLIBC, x86-64 and arm64): raw system calls only. A libc program's
+ * It runs once per bot start, so it is built without a C library where it can be
+ * (-DLAUNCHER_NOLIBC, x86-64 and arm64): raw system calls only. A libc program's
  * start-up asks the CPU about its features and caches with cpuid, which traps to the
  * hypervisor in a VM: ~0.3 ms per exec here. Built with a libc, the same code runs through
  * syscall(2).
@@ -22,16 +23,17 @@
  * (-G) is entered by clone3(CLONE_INTO_CGROUP): the launcher forks straight into it and
  * stays behind as a thin relay that exits the way its child does.
  *
+ * -N: new user (unless root), pid, net, mount, ipc, uts and cgroup namespaces; pid 1 of
+ * them builds the bot's file system on an empty tmpfs (-B read-only binds at the same
+ * path, -l symlinks, -E the /etc snapshot, six devices, /proc, /tmp and /dev/shm of
+ * -T/-H bytes), pivots into it, drops to -u's ids inside a user namespace of its own, and
+ * forks the bot. The launcher stays outside as the relay the judge holds.
+ *
  * -C (root only) drops every capability, bounding set included, so a bot that stays uid 0
  * (the base layer) cannot use CAP_SYS_PTRACE, CAP_KILL and the like on the judge.
  *
- * -i moves the bot's pipes from IN_FD/OUT_FD onto stdin/stdout: the judge passes them
- * aside so that bwrap (which keeps its own stdio open) never holds them.
- *
- * -m/-b (root only, before the uid drop): in a private mount namespace, mount a tmpfs on
- * STAGE_DIR and bind each PATH (a directory or file) on STAGE_DIR/<i>.
- * bwrap then binds from there: it resolves bind sources with realpath() as the dropped uid,
- * which cannot walk through directories like /root.
+ * -i moves the bot's pipes from IN_FD/OUT_FD onto stdin/stdout, in the bot's own process
+ * only: the relay and pid 1 above it never hold them.
  *
  * -s (supervise) is the base layer's tree kill: the launcher stays as a child subreaper
  * above the bot, so every process the bot starts stays below it, even after setsid().

@@ -5,7 +5,7 @@ Bots are spawned from the thread running trio: a parent-death signal fires when 
 (``run_match`` kills its bots before it returns). A spawn there blocks the event loop
 for the ~0.1 ms of fork and exec (vfork); handing it to another thread cost twice
 the CPU (wake-ups and GIL hand-offs) and five times the wall time. The judge is a child
-subreaper, so a bot's orphans (a double-forked daemon at the base layer, bubblewrap's
+subreaper, so a bot's orphans (a double-forked daemon at the base layer, the namespaces'
 pid-1 helper) come back to it; it reaps only those, never the children trio waits for
 itself.
 """
@@ -70,7 +70,7 @@ async def spawn(
 
     With ``pipes_aside`` the process gets /dev/null on stdin and stdout and the pipes on
     other descriptors, whose numbers replace STDIN_FD / STDOUT_FD in ``argv``: a wrapper
-    such as bwrap then never holds the bot's pipes, so the judge sees EOF when the bot
+    such as the namespaces' relay then never holds the bot's pipes, so the judge sees EOF when the bot
     closes them.
     """
     become_subreaper()
