@@ -70,8 +70,8 @@ async def spawn(
 
     With ``pipes_aside`` the process gets /dev/null on stdin and stdout and the pipes on
     other descriptors, whose numbers replace STDIN_FD / STDOUT_FD in ``argv``: a wrapper
-    such as the namespaces' relay then never holds the bot's pipes, so the judge sees EOF when the bot
-    closes them.
+    such as the namespaces' relay then never holds the bot's pipes, so the judge sees EOF
+    when the bot closes them.
     """
     become_subreaper()
     stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
