@@ -1,9 +1,9 @@
-"""Terminal rendering of replays, one renderer per game, a generic one for every other game.
+"""Terminal rendering of replays: the generic renderer, and the base of every game's own.
 
-A renderer turns records into rich ``Text``. Per-game renderers read their game's
-turn line (docs/games/<game>.md); a line they cannot read falls back to the generic
-rendering, which shows the line and, when the game is installed, the orders the game
-reads from it. Register a renderer with ``@register``; a new game needs none.
+A renderer turns records into rich ``Text``. A game's renderer (``games/<game>/render.py``,
+``RENDERER``) reads its game's turn line (the game's README); a line it cannot read falls
+back to the generic rendering, which shows the line and, when the game is installed, the
+orders the game reads from it. A game without a renderer gets the generic one.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 
-from games import UnknownGame, get_game
+from games import UnknownGame, get_game, get_plugin
 from games.base import GameState
 from replays.format import ReplayHeader
 from replays.reader import Disqualified, Turn
@@ -44,7 +44,7 @@ class Renderer:
     def title(self) -> Text:
         text = Text(f"{self.header.game}", style="bold")
         text.append(f" · seed {self.header.seed}")
-        options = ", ".join(f"{k}={v}" for k, v in self.header.options.items())
+        options = ", ".join(f"{k}={shown_option(v)}" for k, v in self.header.options.items())
         if options:
             text.append(f" · {options}")
         text.append(" · ")
@@ -118,127 +118,25 @@ class Renderer:
         return self.seat(result.winner) + Text(" wins", style="bold")
 
 
-RENDERERS: dict[str, type[Renderer]] = {}
-
-
-def register(cls: type[Renderer]) -> type[Renderer]:
-    RENDERERS[cls.game] = cls
-    return cls
+def shown_option(value: object, longest: int = 40) -> str:
+    """An option's value for a title: a long or multi-line one (a map's text) as its size."""
+    text = str(value)
+    return text if len(text) <= longest and "\n" not in text else f"<{len(text)} characters>"
 
 
 def renderer_for(header: ReplayHeader) -> Renderer:
-    return RENDERERS.get(header.game, Renderer)(header)
+    """The game's own renderer (its folder's render.py), else the generic one."""
+    try:
+        cls = get_plugin(header.game).renderer() or Renderer
+    except UnknownGame:
+        cls = Renderer
+    return cls(header)
 
 
-def _score_pair(renderer: Renderer, a: str, b: str) -> Text:
+def score_pair(a: str, b: str) -> Text:
     return Text.assemble(
         "  ", (a, f"bold {SEAT_STYLES[0]}"), " : ", (b, f"bold {SEAT_STYLES[1]}")
     )
-
-
-@register
-class RpsRenderer(Renderer):
-    """``<p1 score> <p2 score> <p1 order> <p2 order>``."""
-
-    game = "rps"
-    SHAPES: ClassVar[dict[str, str]] = {"R": "rock", "P": "paper", "S": "scissors"}
-    BEATS: ClassVar[dict[str, str]] = {"R": "S", "P": "R", "S": "P"}
-
-    def render_turn(self, turn: Turn) -> Text:
-        score_a, score_b, a, b = turn.line.split(" ")
-        text = self.seat(0) + Text(f" {self.SHAPES[a]:<8}  ") + self.seat(1)
-        text.append(f" {self.SHAPES[b]:<8}  ")
-        if a == b:
-            text.append("  " + "tie".ljust(max(len(n) for n in self.names)), style="dim")
-        else:
-            winner = 0 if self.BEATS[a] == b else 1
-            text.append("→ ")
-            text.append_text(self.seat(winner, pad=True))
-        return text + _score_pair(self, score_a, score_b)
-
-
-@register
-class CountingRenderer(Renderer):
-    """``<p1 score> <p2 score> <p1 value> <p2 value>``."""
-
-    game = "counting"
-
-    def render_turn(self, turn: Turn) -> Text:
-        score_a, score_b, a, b = turn.line.split(" ")
-        low = min(int(a), int(b))
-        text = self.seat(0) + Text(f" {a:>3}  ") + self.seat(1) + Text(f" {b:>3}  ")
-        if int(a) == int(b) == 100:
-            text.append("both reach 100: +100 each", style="green")
-        elif a == b:
-            text.append("equal: nobody scores", style="dim")
-        else:
-            text.append("→ ")
-            text.append_text(self.seat(0 if int(a) < int(b) else 1))
-            text.append(f" stops first: +{2 * low}")
-        return text + _score_pair(self, score_a, score_b)
-
-
-@register
-class RoshamboloRenderer(Renderer):
-    """``<game> <a> <b> <answer a> <answer b> <shape a> <shape b> <winner> <wins a> <wins b>
-    <how>``."""
-
-    game = "roshambolo"
-    SHAPES: ClassVar[dict[str, str]] = {"1": "rock", "2": "paper", "3": "scissors", "*": "—"}
-    HOW: ClassVar[dict[str, str]] = {
-        "beats": "shape beats shape",
-        "more": "played that shape more",
-        "counter": "played its counter more",
-        "coin": "coin toss",
-        "forfeit": "forfeit",
-    }
-
-    def render_turn(self, turn: Turn) -> Text:
-        parts = turn.line.split(" ")
-        game, a, b, _, _, shape_a, shape_b, winner, wins_a, wins_b, how = parts
-        seat_a, seat_b = int(a) - 1, int(b) - 1
-        text = Text(f"game {game:>3}  ", style="dim")
-        text += self.seat(seat_a) + Text(f" {self.SHAPES[shape_a]:<8} ")
-        text += self.seat(seat_b) + Text(f" {self.SHAPES[shape_b]:<8} → ")
-        text += self.seat((seat_a, seat_b)[int(winner)])
-        text.append(f" ({self.HOW.get(how, how)})", style="dim")
-        return text + Text(f"  {wins_a}:{wins_b}")
-
-
-@register
-class LiarsDiceRenderer(Renderer):
-    """``H<hand> <seat> <play>[ illegal:<raw>|not-increasing:<raw>][ | <showdown>]``."""
-
-    game = "liarsdice"
-    CODES: ClassVar[dict[str, str]] = {
-        "1": "liar called on the opening: the caller loses a die",
-        "2": "the bid was met: the caller loses a die",
-        "3": "the bid was not met: the bidder loses a die",
-    }
-
-    def seat_of_label(self, label: str) -> int:
-        return self.labels.index(label)
-
-    def render_turn(self, turn: Turn) -> Text:
-        move, _, showdown = turn.line.partition(" | ")
-        hand, label, play, *flaw = move.split(" ")
-        text = Text(f"hand {hand[1:]:>3}  ", style="dim") + self.seat(self.seat_of_label(label))
-        bid = int(play)
-        if bid:
-            text.append(f" bids {bid // 10} × {bid % 10}")
-        else:
-            text.append(" calls liar", style="bold")
-        if flaw:
-            kind, _, raw = flaw[0].partition(":")
-            text.append(f" (sent {raw}: {kind}, counted as liar)", style="yellow")
-        if showdown:
-            revealed, _history, loser, code = showdown.split(" ")
-            text.append("  dice ")
-            text.append(revealed.replace(",", " "), style="bold")
-            text.append("  → ")
-            text.append_text(self.seat(self.seat_of_label(loser.removeprefix("LOSER:"))))
-            text.append(f" loses a die ({self.CODES.get(code, code)})", style="dim")
-        return text
 
 
 def outcome_text(code: str) -> str:

@@ -10,6 +10,7 @@ is a plug-in on top, which the core only finds through the registry, never by an
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,3 +155,30 @@ def test_nothing_outside_a_game_imports_it() -> None:
         if component(target).startswith("games.") and component(module) != component(target)
     ]
     assert offenders == []
+
+
+def test_the_core_names_no_game() -> None:
+    """No string in the code above the games (docstrings aside) is a game's name: the core
+    asks the registry, it never branches on a game."""
+    from games import all_plugins
+
+    names = set(all_plugins())
+    found = []
+    for path in source_files():
+        if component(module_name(path)).startswith("games."):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docstrings:
+                words = set(re.findall(r"[a-z]+", node.value))
+                if words & names:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")
+    assert found == []

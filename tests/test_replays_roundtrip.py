@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from games import all_games
+from games import all_games, get_plugin
 from judge.models import BotSpec
 from replays.reader import Disqualified, Header, ReplayReader, Result, Turn
-from replays.render import RENDERERS, Renderer, renderer_for
+from replays.render import Renderer, renderer_for
 from replays.verify import verify_file
 from tests.conftest import builtin, misbehaving
 from tests.replay_matches import match_spec, record
@@ -46,7 +46,7 @@ async def test_every_turn_of_every_game_renders(tmp_path: Path, game: str) -> No
             assert renderer is not None
             text = renderer.turn(rec).plain
             assert text.strip().startswith(str(rec.number))
-            if game in RENDERERS:
+            if get_plugin(game).renderer() is not None:
                 # The game's own renderer read the line (the generic one shows it verbatim).
                 assert rec.line not in text, text
         elif isinstance(rec, Result):
@@ -130,7 +130,7 @@ def test_a_game_without_a_renderer_gets_the_generic_one() -> None:
 
     players = [PlayerInfo(seat=0, label="1", name="a"), PlayerInfo(seat=1, label="2", name="b")]
     header = ReplayHeader(version=1, game="rps", seed=1, options={"turns": 3}, players=players)
-    assert type(renderer_for(header)) is RENDERERS["rps"]
+    assert type(renderer_for(header)) is get_plugin("rps").renderer()
     unregistered = header.model_copy(update={"game": "not-registered"})
     assert type(renderer_for(unregistered)) is Renderer
     # The generic renderer shows the line, and the orders when the game is installed.

@@ -32,9 +32,9 @@ if TYPE_CHECKING:
     default=None,
     help="evaluation seed; every match's seed derives from it (default: random)",
 )
-@click.option("--turns", type=int, default=None, help="turns (rps)")
-@click.option("--race-to", type=int, default=None, help="round wins that end a game (roshambolo)")
-@click.option("--rounds", type=int, default=None, help="rounds (counting)")
+@click.option("--turns", type=int, default=None, help="game option turns")
+@click.option("--race-to", type=int, default=None, help="game option race_to")
+@click.option("--rounds", type=int, default=None, help="game option rounds")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
 @click.option(
     "--concurrency",

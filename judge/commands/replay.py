@@ -67,7 +67,8 @@ def _quiet_broken_pipe() -> None:
               help="write a self-contained HTML viewer (see --output)")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="where --export writes (default: FILE with .html)")
-@click.option("--plain", is_flag=True, help="print only the bare turn lines (rps: the seed format)")
+@click.option("--plain", is_flag=True,
+              help="print only the bare turn lines, in the game's own format")
 @click.option("--summary", is_flag=True,
               help="players, outcomes, scores, turns, response times, sandbox, seed, versions")
 @click.option("--json", "as_json", is_flag=True, help="with --summary or --verify: one JSON object")

@@ -102,10 +102,10 @@ class TournamentRequest(Body):
     bots: list[str] = Field(min_length=2, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
     seed: int | None = Field(None, ge=0, lt=2**63)
-    games: int | None = Field(None, ge=1, le=10_000, description="liarsdice: games")
-    runs: int | None = Field(None, ge=1, le=1_000, description="counting: runs of every pair")
+    games: int | None = Field(None, ge=1, le=10_000, description="free-for-all formats: games")
+    runs: int | None = Field(None, ge=1, le=1_000, description="arena formats: runs of every pair")
     concurrency: int | None = Field(
-        None, ge=1, le=256, description="counting: the arena matches the runs are shared out over"
+        None, ge=1, le=256, description="arena formats: the matches the runs are shared out over"
     )
 
 

@@ -253,7 +253,9 @@
     renderHeader() {
       const header = this.header;
       this.titleEl.replaceChildren(header.game + " · " + header.players.map((p) => p.name).join(" vs "), this.statusEl);
-      const options = Object.entries(header.options || {}).map(([k, v]) => k + "=" + v).join(", ");
+      // A long or multi-line value (a map's text) is shown as its size.
+      const shown = (v) => { const t = String(v); return t.length <= 40 && !t.includes("\n") ? t : "<" + t.length + " characters>"; };
+      const options = Object.entries(header.options || {}).map(([k, v]) => k + "=" + shown(v)).join(", ");
       this.subEl.replaceChildren(
         "seed " + header.seed + (options ? " · " + options : "") +
         (header.match_id ? " · match " + header.match_id : "") +
