@@ -12,7 +12,7 @@ arena: every pairing (i, j < i, seat i as player 1) plays ``rounds`` rounds in
 each of ``runs`` runs, and all these games play at once, one round per turn. A
 seat is told ``O <opponent> <run> [<value reached> <won>]`` per game and answers
 one choice per game.
-See docs/games/counting.md.
+See games/counting/README.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-/* counting (docs/games/counting.md): "<total 1> ... <total N> <order 1> ... <order N>".
+/* counting (games/counting/README.md): "<total 1> ... <total N> <order 1> ... <order N>".
  * Two seats, one run: each order is one value. The arena (3+ seats or runs > 1): each order
  * is the seat's choices joined by commas, run by run, live opponents ascending; "-" for a
  * seat that no longer plays. */

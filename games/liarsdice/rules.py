@@ -10,7 +10,7 @@ Every message starts with ``Y <label>``; then the news the seat has not seen:
 showdown call, which goes to every seat) and ``D <label> <code>`` when a seat was
 disqualified; a turn ends with ``H <hands>`` and ``P <history>``, the exact
 strings the original passes to ``get_play(me, hands, history)``. The final
-message ends with ``END``. See docs/games/liarsdice.md.
+message ends with ``END``. See games/liarsdice/README.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 /* liarsdice: "H<hand> <seat> <play>[ illegal:<raw>| not-increasing:<raw>][ | <revealed> <history> LOSER:<seat> <code>]"
- * (docs/games/liarsdice.md); a play is quantity*10+face, 0 calls liar. */
+ * (games/liarsdice/README.md); a play is quantity*10+face, 0 calls liar. */
 (function () {
   "use strict";
   const CODES = {"1": "liar on the opening bid: the caller loses a die", "2": "the bid was met: the caller loses a die", "3": "the bid was not met: the bidder loses a die"};

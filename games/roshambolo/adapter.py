@@ -10,7 +10,7 @@ play goes through ``int()``; any exception (in ``play`` or in ``int()``) makes i
 A file without ``observe`` is told nothing but its plays, so it plays ahead: its
 first answer says ``AHEAD``, and for each ``N k`` message it calls ``play`` k times
 and sends the k answers at once (the same calls, in the same order, as the
-original makes; see docs/games/roshambolo.md).
+original makes; see games/roshambolo/README.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ ids stay the same: for each of ``rounds`` rounds the seat order is shuffled and
 every pair i < j of that order plays one game (``game_id`` counts from 1). Two
 seats and one round is the original's ``game`` mode. Every seat observes every
 round of every game; observations wait in a seat's queue until its next
-message. See docs/games/roshambolo.md for the messages and the replay line.
+message. See games/roshambolo/README.md for the messages and the replay line.
 
 A bot that needs no observations may answer its first play with a second line
 ``AHEAD``: it is then told no ``O`` lines, and each of its ``P`` messages carries

@@ -1,5 +1,5 @@
 /* roshambolo: "<game> <a> <b> <answer a> <answer b> <shape a> <shape b> <winner 0|1> <wins a> <wins b> <how>"
- * (docs/games/roshambolo.md); seats are 1-based labels, shapes 1 rock 2 paper 3 scissors. */
+ * (games/roshambolo/README.md); seats are 1-based labels, shapes 1 rock 2 paper 3 scissors. */
 (function () {
   "use strict";
   const SHAPES = {"1": "rock", "2": "paper", "3": "scissors", "*": "—"};

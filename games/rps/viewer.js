@@ -1,4 +1,4 @@
-/* rps: "<p1 score> <p2 score> <p1 order> <p2 order>" (docs/games/rps.md). */
+/* rps: "<p1 score> <p2 score> <p1 order> <p2 order>" (games/rps/README.md). */
 (function () {
   "use strict";
   const SHAPES = {R: "rock", P: "paper", S: "scissors"};
