@@ -4,43 +4,61 @@ from __future__ import annotations
 
 import click
 
-from judge import __version__, logs
+from judge import __version__
+
+# Every command: the module under judge/commands/ that defines it, and its one-line help.
+# A module is imported only when its command runs (or shows its own help), so `judge --help`
+# imports click and nothing of the judge, and no command imports the others' modules.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "match": ("judge.commands.match", "Play one match of GAME between BOTS."),
+    "evaluate": ("judge.commands.evaluate", "Play A against B many times: win rate, scores."),
+    "tourney": ("judge.commands.tourney", "Run GAME's tournament format between BOTS."),
+    "bots": ("judge.commands.games", "List the built-in bots (of GAME, or of every game)."),
+    "games": ("judge.commands.games", "List the games."),
+    "replay": ("judge.commands.replay", "Play back, follow, verify, export or summarise a replay."),
+    "play": ("judge.commands.play", "Play GAME yourself against BOTS."),
+    "time": ("judge.commands.timing", "Compare BOT's response time with a built-in bot's."),
+    "sandbox": ("judge.commands.sandbox", "Probe the isolation layers bots run in."),
+    "serve": ("judge.commands.server", "Run the judge server: API, pages, queue and ladder."),
+    "admin-token": ("judge.commands.server", "Print a new token for the server's admin."),
+    "db": ("judge.commands.server", "The server's database: migrate it, copy it elsewhere."),
+    "submit": ("judge.commands.server", "Upload BOT to a judge server as a new version."),
+    "remote": ("judge.commands.server", "Matches on a judge server."),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """Lists COMMANDS from the table; imports a command's module only to use it."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in COMMANDS:
+            return self.commands.get(cmd_name)
+        import importlib
+
+        module = importlib.import_module(COMMANDS[cmd_name][0])
+        found = {command.name: command for command in module.COMMANDS}
+        command: click.Command | None = found.get(cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in sorted(COMMANDS)])
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
 @click.option("--log-level", default="warning", show_default=True,
               type=click.Choice(["debug", "info", "warning", "error"]),
               help="log verbosity (stderr)")
 def main(log_level: str) -> None:
     """Run matches between bots written in any language."""
+    from judge import logs
+
     logs.configure(log_level)
 
-
-# Each area adds its commands in its own module under judge/commands/ (one line here each).
-COMMAND_MODULES: tuple[str, ...] = (
-    "judge.commands.match",
-    "judge.commands.games",
-    "judge.commands.replay",
-    "judge.commands.sandbox",
-    "judge.commands.server",
-    "judge.commands.timing",
-    "judge.commands.tourney",
-    "judge.commands.play",
-    "judge.commands.evaluate",
-)
-
-
-def _register_commands() -> None:
-    import importlib
-
-    for module_name in COMMAND_MODULES:
-        module = importlib.import_module(module_name)
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-_register_commands()
 
 if __name__ == "__main__":
     main()

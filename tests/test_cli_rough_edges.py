@@ -141,12 +141,38 @@ def test_the_match_table_says_why_a_bot_failed(tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     bot = tmp_path / "crashy.py"
     bot.write_text(
-        "import sys\n"
-        "for line in sys.stdin:\n"
-        "    if line.strip() == '.':\n"
-        "        print(1 / 0)\n"
+        "import sys\nfor line in sys.stdin:\n    if line.strip() == '.':\n        print(1 / 0)\n"
     )
     proc = judge("match", "rps", str(bot), "rock", "--turns", "3")
     assert proc.returncode == 0, proc.stderr
     assert "seat 1 crashy: crash in turn 1: exited with status 1" in proc.stdout
     assert "stderr: ZeroDivisionError: division by zero" in proc.stdout
+
+
+def test_help_imports_no_command_module_and_every_command_is_listed() -> None:
+    import subprocess
+    import sys
+
+    import click
+
+    from judge.cli import COMMANDS, main
+
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "judge.cli", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    for heavy in ("trio", "pydantic", "httpx", "structlog", "rich", "judge.commands.match"):
+        assert heavy not in imported, heavy
+    for name in COMMANDS:
+        assert f"  {name} " in proc.stdout
+    ctx = click.Context(main)
+    for name, (module_name, _) in COMMANDS.items():
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name, name
+        module = __import__(module_name, fromlist=["COMMANDS"])
+        assert {c.name for c in module.COMMANDS} <= set(COMMANDS), module_name

@@ -383,11 +383,11 @@ def submit(
 ) -> None:
     """Upload BOT (program, script, archive or directory with bot.toml) as a new version."""
     client = Client(server, _token(token))
+    name = name or bot.name.split(".")[0]
+    existing = client.send("GET", f"/api/bots/{name}")  # first: is the server there at all
     _say_toolchains(client, bot)
     filename, content = _pack(bot)
-    name = name or bot.name.split(".")[0]
     files = {"file": (filename, content, "application/octet-stream")}
-    existing = client.send("GET", f"/api/bots/{name}")
     if existing.status_code == 200:
         data = client.call("POST", f"/api/bots/{name}/versions", files=files)
     else:
