@@ -61,3 +61,43 @@ ATTEMPT = (
     "    except OSError as exc:\n"
     "        print(what, exc.errno)\n"
 )
+
+
+# What each test module needs and costs, so a developer can run a part:
+#   uv run pytest -m "not slow"      the fast suite (pure code and single quick matches)
+#   uv run pytest -m browser         the Chromium page tests
+# Slow modules start servers, browsers, clusters, hostile bots or many matches.
+MODULE_MARKERS: dict[str, tuple[str, ...]] = {
+    "test_bench": ("slow",),
+    "test_cli": ("slow",),
+    "test_cli_rough_edges": ("slow",),
+    "test_collusion": ("slow",),
+    "test_evaluate": ("slow",),
+    "test_executors": ("slow", "dask"),
+    "test_fresh_machine": ("slow",),
+    "test_hostile": ("slow",),
+    "test_launcher_arm64": ("slow",),
+    "test_parallel": ("slow",),
+    "test_play": ("slow",),
+    "test_replays_browser": ("slow", "browser"),
+    "test_replays_cli": ("slow",),
+    "test_replays_follow": ("slow",),
+    "test_runner": ("slow",),
+    "test_sandbox": ("slow",),
+    "test_server_abuse": ("slow",),
+    "test_server_api": ("slow",),
+    "test_server_browser": ("slow", "browser"),
+    "test_server_e2e": ("slow",),
+    "test_server_pages_ux": ("slow", "browser"),
+    "test_server_postgres": ("slow", "postgres"),
+    "test_server_security": ("slow",),
+    "test_timing": ("slow",),
+    "test_tournament": ("slow",),
+    "test_viewer_games": ("slow", "browser"),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for name in MODULE_MARKERS.get(item.path.stem, ()):
+            item.add_marker(name)

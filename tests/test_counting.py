@@ -303,5 +303,5 @@ def test_an_arena_too_large_for_one_match_is_refused_up_front() -> None:
     with pytest.raises(ValueError, match="300000 games in one match; at most 100000"):
         Counting.check_setup(25, CountingOptions(runs=1000))
     Counting.check_setup(25, CountingOptions(runs=100))  # 30,000 games: fine
-    with pytest.raises(ValueError, match=r"takes 2\.\.256 bots, got 1"):
+    with pytest.raises(ValueError, match="takes 2 to 256 bots, got 1"):
         Counting.check_setup(1, CountingOptions())
