@@ -34,6 +34,10 @@ class Host:
         sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
         sys.stdout = sys.stderr
         random.seed(int(os.environ.get("JUDGE_SEED", "0")))
+        # The adapter's own folder (games/<game>/: rules.py, game.py, bots.py...) must not
+        # shadow the bot file's sibling modules of the same names.
+        adapter_dir = os.path.dirname(os.path.abspath(sys.argv[0]))
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != adapter_dir]
 
     def messages(self) -> Iterator[list[str]]:
         """Every message up to the end of the match; the END message is yielded too."""
