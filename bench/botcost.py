@@ -63,7 +63,8 @@ def bots() -> dict[str, tuple[list[str], bytes]]:
 
 def bot_cpu(argv: list[str], message: bytes, turns: int) -> float:
     """CPU seconds (user + system) of the bot over ``turns`` turns, start-up included."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "bots"), "JUDGE_SEED": "1"}
+    path = os.pathsep.join(str(ROOT / "bots" / sub) for sub in ("", "adapters"))
+    env = {**os.environ, "PYTHONPATH": path, "JUDGE_SEED": "1"}  # (as judge.bots sets it)
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     to_bot, from_bot = proc.stdin.fileno(), proc.stdout.fileno()
