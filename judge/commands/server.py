@@ -66,6 +66,15 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     show_default=True,
     help="largest upload in bytes",
 )
+@click.option(
+    "--executor",
+    "executor_name",
+    default="inproc",
+    show_default=True,
+    metavar="inproc|local|dask://HOST:PORT|dask-local",
+    help="where matches run: this process, a judge process per core, the workers of a Dask "
+    "scheduler, or a Dask LocalCluster started with the server",
+)
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option(
     "--sandbox",
@@ -106,6 +115,7 @@ def serve_command(
     ladder: bool,
     open_registration: bool,
     max_upload: int,
+    executor_name: str,
     deadline: float,
     layer: str | None,
     min_sandbox: str | None,
@@ -122,6 +132,12 @@ def serve_command(
 
     if deadline <= 0:
         raise click.UsageError("--deadline must be > 0")
+    from judge.executors import check_executor
+
+    try:
+        check_executor(executor_name)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--executor") from None
     if data.exists() and not os.access(data, os.W_OK):
         raise click.UsageError(f"the data directory {data} is not writable")
     config = ServerConfig(
@@ -145,6 +161,9 @@ def serve_command(
         raise click.UsageError(str(exc)) from None
     if concurrency is not None:
         config.concurrency = concurrency
+    elif executor_name.startswith(("dask://", "tcp://")):
+        config.concurrency = 0  # the cluster's own number, once connected
+    config.executor = executor_name
     from judge.sandbox import SandboxError
     from judge.sandbox.select import default_sandbox, weakness
 

@@ -30,6 +30,8 @@ class ServerConfig:
     port: int = 8000
     # Matches running at once; bots of a match each need a core to meet deadlines fairly.
     concurrency: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    # Where matches run (judge.executors): inproc, local, dask://HOST:PORT or dask-local.
+    executor: str = "inproc"
     ladder: bool = True
     ladder_interval: float = 2.0
     # Ladder matches kept queued or running per game.

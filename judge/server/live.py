@@ -40,6 +40,11 @@ class LiveMatch:
         self.held = None
         self.started = False
 
+    def restart(self) -> None:
+        """The match starts over on another worker: watchers restart, lines come again."""
+        self.reset()
+        self.started = True
+
     def sink(self, line: str) -> None:
         """Runs after the replay writer has written ``line`` (it is the first sink)."""
         if line.startswith(RESULT_PREFIX):

@@ -85,6 +85,7 @@ async def run_server(
             for bind in binds:
                 announce(f"listening on {bind}")
             announce(f"sandbox: {service.sandbox.describe()}")
+            announce(f"executor: {service.ctx.executor.describe()}")
             announce(f"database: {config.db_url.split('://', 1)[0]}")
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
 

@@ -77,11 +77,16 @@ class Service:
 
             sandbox = default_sandbox()
         self.config = config
+        from judge.executors import open_executor
+
         self.ctx = Context(
             config=config,
             storage=storage,
             blobs=blobs if blobs is not None else LocalBlobStore(config.data),
             sandbox=sandbox,
+            executor=open_executor(
+                config.executor, sandbox=sandbox, concurrency=config.concurrency
+            ),
         )
         self.sandbox = sandbox
         self.accounts = Accounts(self.ctx)
@@ -120,7 +125,7 @@ class Service:
         await self.catalog.recover()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        async with trio.open_nursery() as nursery:
+        async with self.ctx.executor, trio.open_nursery() as nursery:
             await nursery.start(self.scheduler.run)
             await nursery.start(self.tournaments.run)
             nursery.start_soon(self.catalog.run_builds)
@@ -141,6 +146,7 @@ class Service:
             "running": len(self.scheduler.running),
             "concurrency": self.config.concurrency,
             "toolchains": sorted(toolchains()),
+            "executor": self.ctx.executor.describe(),
         }
 
     @staticmethod

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from games import UnknownGame, get_game, get_plugin
 from judge.bots import builtin_bots
+from judge.executors import Executor
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore
 from judge.server.config import ServerConfig
@@ -130,6 +131,8 @@ class Context:
     storage: Storage
     blobs: BlobStore
     sandbox: Sandbox
+    # Where matches run; opened by Service.run (judge.executors).
+    executor: Executor
     hub: Hub = field(default_factory=Hub)
     rng: random.Random = field(default_factory=random.Random)
     # This server process, among those that may share one database.

@@ -18,8 +18,9 @@ import trio
 
 from games import get_game
 from judge.bots import BotError
+from judge.executors import ExecutorError, MatchJob
 from judge.models import MatchResult, MatchSpec
-from judge.runner import LineSink, run_match
+from judge.runner import LineSink
 from judge.sandbox import SandboxError
 from judge.server import ladder as rating
 from judge.server.live import Line, batches_of, lines_of
@@ -55,7 +56,7 @@ class Scheduler:
         self.hub = ctx.hub
         self.catalog = catalog
         self._wake = trio.Event()
-        self._slots = trio.Semaphore(ctx.config.concurrency)
+        self._slots = trio.Semaphore(max(1, ctx.config.concurrency))
         self.running: set[str] = set()
         self.listeners: list[Finished] = []
         # Running matches of this process: their cancel scopes, who cancelled, when recorded.
@@ -305,6 +306,10 @@ class Scheduler:
 
     # -- the dispatcher --------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        if self.config.concurrency <= 0:
+            # As many as the (open) executor takes: a Dask cluster's slots, twice over.
+            self.config.concurrency = self.ctx.executor.in_flight
+            self._slots = trio.Semaphore(self.config.concurrency)
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._heartbeats)
@@ -338,14 +343,18 @@ class Scheduler:
         finally:
             self._slots.release()
 
-    async def _play(self, spec: MatchSpec, sinks: list[LineSink]) -> MatchResult:
-        """The one place a match is started (an executor seam can take its place)."""
-        return await run_match(
+    async def _play(
+        self, spec: MatchSpec, sinks: list[LineSink], on_restart: Callable[[], None]
+    ) -> MatchResult:
+        """The one place a match is started: on the server's executor (judge.executors),
+        which may run it in this process, on a local core or on a Dask worker."""
+        job = MatchJob(
             spec,
-            sandbox=self.ctx.sandbox,
             replay_path=self.blobs.replay_target(spec.match_id),
             sinks=sinks,
+            on_restart=on_restart,
         )
+        return await self.ctx.executor.run(job)
 
     async def _execute(self, match: Match) -> None:
         live = self.hub.add(match.id)
@@ -379,7 +388,7 @@ class Scheduler:
                     )
                     await self.blobs.delete_replay(match.id)
                     live.started = True
-                    outcome = await self._play(spec, [live.sink])
+                    outcome = await self._play(spec, [live.sink], live.restart)
                     result = outcome.model_dump(mode="json")
                     result["replay"] = f"/api/matches/{match.id}/replay"
                     status = "finished"
@@ -392,6 +401,9 @@ class Scheduler:
         except (SandboxError, OSError) as exc:
             status, error, retry = "error", f"the judge could not run this match: {exc}", True
             log.error("match failed", match_id=match.id, error=str(exc))
+        except ExecutorError as exc:  # the cluster, not the match: run it again later
+            status, error, retry = "error", f"the executor could not run this match: {exc}", True
+            log.error("executor failed", match_id=match.id, error=str(exc))
         except Exception as exc:  # a judge bug must not take the server down
             status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
             log.exception("match crashed", match_id=match.id)
