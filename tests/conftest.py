@@ -88,6 +88,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_server_api": ("slow",),
     "test_server_browser": ("slow", "browser"),
     "test_server_e2e": ("slow",),
+    "test_server_executor": ("slow", "dask"),
     "test_server_pages_ux": ("slow", "browser"),
     "test_server_postgres": ("slow", "postgres"),
     "test_server_security": ("slow",),
