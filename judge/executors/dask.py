@@ -117,6 +117,7 @@ class DaskExecutor(Executor):
         self._live: dict[str, _Live] = {}
         # hash -> scattered future, least recently used first; boxes of running matches stay.
         self._boxes: OrderedDict[str, Any] = OrderedDict()
+        self._scheduler_id: str | None = None  # the scheduler our boxes and subscription live on
         self._in_use: Counter[str] = Counter()
         self._packed: dict[tuple[Path, tuple[Any, ...]], str] = {}  # (box, its files) -> hash
         self._ship_lock = trio.Lock()
@@ -190,6 +191,7 @@ class DaskExecutor(Executor):
                 f"(one match per worker process); {WORKER_HELP}"
             )
         self.client.subscribe_topic(self.topic, self._on_event)
+        self._scheduler_id = self.client.scheduler_info().get("id")
 
     def _refresh_slots(self) -> None:
         workers = self.client.scheduler_info(n_workers=-1)["workers"]
@@ -210,11 +212,26 @@ class DaskExecutor(Executor):
         if cluster is not None:
             cluster.close(timeout=10)
 
-    async def _reconnect(self) -> None:
-        """The client gave up on a lost scheduler: connect afresh (a server resumes its
-        queue once the cluster is back). Boxes are scattered again; caches stay on disk."""
+    async def _scheduler_changed(self) -> bool:
+        """Whether the scheduler was lost since we connected. The client then either gives
+        up (closed) or reconnects by itself to a new scheduler at the same address, which
+        holds none of our scattered boxes nor our event subscription: both need a new start."""
+        deadline = trio.current_time() + CONNECT_TIMEOUT
+        while self.client.status not in ("running", "closing", "closed"):
+            if trio.current_time() > deadline:
+                return True
+            await trio.sleep(0.1)
+        if self.client.status != "running":
+            return True
+        return bool(self.client.scheduler_info().get("id") != self._scheduler_id)
+
+    async def _reconnect(self, force: bool = False) -> None:
+        """The scheduler was lost: connect afresh (a server resumes its queue once the
+        cluster is back). Boxes are scattered again; caches stay on disk."""
         async with self._ship_lock:
-            if self.client is None or self.client.status not in ("closing", "closed"):
+            if self.client is None:
+                return
+            if not force and self.client.status not in ("closing", "closed"):
                 return
             log.warning("reconnecting to the Dask scheduler", address=self.address)
             self._boxes.clear()
@@ -285,8 +302,8 @@ class DaskExecutor(Executor):
     async def run(self, job: MatchJob) -> MatchResult:
         if self.client is None:
             raise ExecutorError("the Dask executor is not open (use it in `async with`)")
-        if self.client.status in ("closing", "closed") and self.address is not None:
-            await self._reconnect()
+        if self.address is not None and await self._scheduler_changed():
+            await self._reconnect(force=True)
         if not job.spec.match_id:
             job.spec = job.spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
         match_id = job.spec.match_id
