@@ -44,8 +44,15 @@ def jobs(bots: list[Any], matches: int, turns: int, tag: str) -> list[Any]:
     from judge.models import MatchSpec
 
     return [
-        MatchJob(MatchSpec(game="rps", bots=bots, seed=i, options={"turns": turns},
-                           match_id=f"bench-{tag}-{i}-{time.time_ns()}"))
+        MatchJob(
+            MatchSpec(
+                game="rps",
+                bots=bots,
+                seed=i,
+                options={"turns": turns},
+                match_id=f"bench-{tag}-{i}-{time.time_ns()}",
+            )
+        )
         for i in range(matches)
     ]
 
@@ -77,8 +84,9 @@ def dispatch_costs(client: Any, slots: int, count: int) -> tuple[float, float]:
             client.submit(noop, pure=False, resources={RESOURCE: 1}).result()
 
     def all_at_once() -> None:
-        futures = [client.submit(noop, pure=False, resources={RESOURCE: 1})
-                   for _ in range(count * slots)]
+        futures = [
+            client.submit(noop, pure=False, resources={RESOURCE: 1}) for _ in range(count * slots)
+        ]
         client.gather(futures)
 
     sequential = timed_sync(one_by_one) / count
@@ -103,9 +111,18 @@ def fetch_costs(client: Any, size: int, workers: int) -> tuple[float, float]:
         held: list[Any] = []
 
         def touch(future: Any) -> None:
-            client.gather([client.submit(touch_boxes, {digest: future}, pure=False,
-                                         resources={RESOURCE: 1}, workers=[address])
-                           for address in addresses])
+            client.gather(
+                [
+                    client.submit(
+                        touch_boxes,
+                        {digest: future},
+                        pure=False,
+                        resources={RESOURCE: 1},
+                        workers=[address],
+                    )
+                    for address in addresses
+                ]
+            )
 
         def cold_fetch() -> None:
             # What a match with a new bot pays: scatter to every worker, unpack once there.
@@ -133,9 +150,18 @@ def run(quick: bool = False) -> Report:
     repeats, matches, turns, dispatch_n = (1, 4, 100, 5) if quick else (3, 48, 1000, 100)
     bots = [boxed_c_bot("a"), boxed_c_bot("b")]
     runs: dict[str, list[dict[str, Any]]] = {"dask": [], "local x8": [], "local x1": []}
-    costs: dict[str, list[float]] = {k: [] for k in (
-        "dispatch one", "dispatch many", "match copy", "fetch 16K cold", "fetch 16K cached",
-        "fetch 1M cold", "fetch 1M cached")}
+    costs: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "dispatch one",
+            "dispatch many",
+            "match copy",
+            "fetch 16K cold",
+            "fetch 16K cached",
+            "fetch 1M cold",
+            "fetch 1M cached",
+        )
+    }
 
     async def main() -> None:
         dask = DaskExecutor(None, local_workers=cores, sandbox_layer="none")
@@ -146,42 +172,67 @@ def run(quick: bool = False) -> Report:
                 await rate(executor, bots, cores * 2, 10, f"warm-{name}")  # imports, caches
             for repeat in range(repeats):
                 for name, executor in (("dask", dask), ("local x8", local8), ("local x1", local1)):
-                    runs[name].append(await rate(executor, bots, matches, turns,
-                                                 f"{name}-{repeat}"))
+                    runs[name].append(
+                        await rate(executor, bots, matches, turns, f"{name}-{repeat}")
+                    )
                 one, many = await trio.to_thread.run_sync(
-                    dispatch_costs, dask.client, dask.slots, dispatch_n)
+                    dispatch_costs, dask.client, dask.slots, dispatch_n
+                )
                 costs["dispatch one"].append(one)
                 costs["dispatch many"].append(many)
                 for size, label in ((16 * 1024, "16K"), (1024 * 1024, "1M")):
-                    cold, warm = await trio.to_thread.run_sync(fetch_costs, dask.client, size,
-                                                               cores)
+                    cold, warm = await trio.to_thread.run_sync(
+                        fetch_costs, dask.client, size, cores
+                    )
                     costs[f"fetch {label} cold"].append(cold)
                     costs[f"fetch {label} cached"].append(warm)
             costs["match copy"] = [f["seconds"] for f in dask.fetches if f["cached"]]
 
     trio.run(main)
-    report.data = {"runs": runs, "costs": costs, "matches": matches, "turns": turns,
-                   "cores": cores}
+    report.data = {"runs": runs, "costs": costs, "matches": matches, "turns": turns, "cores": cores}
     item = "8 cluster"
-    for name, label in (("dask", f"Dask LocalCluster, {cores} workers x 1 match"),
-                        ("local x8", f"local executor, {cores} judges x 8"),
-                        ("local x1", f"local executor, {cores} judges x 1")):
+    for name, label in (
+        ("dask", f"Dask LocalCluster, {cores} workers x 1 match"),
+        ("local x8", f"local executor, {cores} judges x 8"),
+        ("local x1", f"local executor, {cores} judges x 1"),
+    ):
         rates = Spread.of([r["matches_per_s"] for r in runs[name]])
         failures = sum(int(r["failures"]) for r in runs[name])
-        report.add(Row(item, f"{turns}-turn rps matches/s (C bots), {label}", rates, "/s",
-                       note=f"{failures} DQ" if failures else ""))
+        report.add(
+            Row(
+                item,
+                f"{turns}-turn rps matches/s (C bots), {label}",
+                rates,
+                "/s",
+                note=f"{failures} DQ" if failures else "",
+            )
+        )
     dask_rates = [r["matches_per_s"] for r in runs["dask"]]
     for name in ("local x8", "local x1"):
         ratio = paired_ratios(dask_rates, [r["matches_per_s"] for r in runs[name]])
         main_row = name == "local x8"
-        report.add(Row(item, f"matches/s Dask / {name} (same run)", ratio, "x",
-                       f">= {TARGET_RATIO:g}" if main_row else "",
-                       (ratio.median >= TARGET_RATIO) if main_row and not quick else None,
-                       digits=2))
+        report.add(
+            Row(
+                item,
+                f"matches/s Dask / {name} (same run)",
+                ratio,
+                "x",
+                f">= {TARGET_RATIO:g}" if main_row else "",
+                (ratio.median >= TARGET_RATIO) if main_row and not quick else None,
+                digits=2,
+            )
+        )
     for name, values in costs.items():
         if values:
-            report.add(Row(item, f"{name} (per task/match; fetch: every worker)",
-                           Spread.of(values).scaled(1000), "ms", digits=2))
+            report.add(
+                Row(
+                    item,
+                    f"{name} (per task/match; fetch: every worker)",
+                    Spread.of(values).scaled(1000),
+                    "ms",
+                    digits=2,
+                )
+            )
     return report
 
 
@@ -196,5 +247,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-

@@ -21,8 +21,11 @@ def slow_bot(delay_ms: int, first_turn: int, turns: int, label: str) -> object:
     from judge.models import BotSpec
 
     path = build("slow_bot")
-    return BotSpec(name=label, argv=(str(path), str(delay_ms), str(first_turn), str(turns)),
-                   readonly_paths=(BUILD_DIR,))
+    return BotSpec(
+        name=label,
+        argv=(str(path), str(delay_ms), str(first_turn), str(turns)),
+        readonly_paths=(BUILD_DIR,),
+    )
 
 
 def run(quick: bool = False) -> Report:
@@ -46,19 +49,23 @@ def run(quick: bool = False) -> Report:
             while not done.is_set():
                 pair = [c_bot(label="a"), c_bot(label="b")]
                 result = await run_match(rps_spec(pair, 2000, seed=i))
-                outcomes["load"].append({"turns": result.turns,
-                                         "ok": all(p.outcome == "ok" for p in result.players)})
+                outcomes["load"].append(
+                    {"turns": result.turns, "ok": all(p.outcome == "ok" for p in result.players)}
+                )
 
         async def slow(delay: int, i: int, turns: int) -> None:
             bot = slow_bot(delay, 2, turns, f"slow{delay}")
-            spec = rps_spec([c_bot(label="fast"), bot], 2 + turns, seed=i,
-                            turn_deadline=DEADLINE_S)
+            spec = rps_spec([c_bot(label="fast"), bot], 2 + turns, seed=i, turn_deadline=DEADLINE_S)
             result = await run_match(spec)
             player = result.players[1]
-            outcomes[str(delay)].append({
-                "outcome": player.outcome, "reason": player.reason,
-                "max_ms": player.response.max_ms, "turns": result.turns,
-            })
+            outcomes[str(delay)].append(
+                {
+                    "outcome": player.outcome,
+                    "reason": player.reason,
+                    "max_ms": player.response.max_ms,
+                    "turns": result.turns,
+                }
+            )
 
         async with trio.open_nursery() as nursery:
             for i in range(background):
@@ -76,18 +83,49 @@ def run(quick: bool = False) -> Report:
     missed = sum(1 for o in outcomes["1100"] if o["outcome"] != "timeout")
     report.data = {"outcomes": outcomes, "background_matches": background}
     seen_900 = [float(str(o["max_ms"])) for o in outcomes["900"] if o["outcome"] == "ok"]
-    report.add(Row("6 deadline", f"false DQs of 900 ms answers ({slow_matches} bots x {slow_turns} "
-                   f"turns, {background} busy matches)", Spread.of([false_dq]), "count", "0",
-                   false_dq == 0, digits=0))
-    report.add(Row("6 deadline", f"missed DQs of 1,100 ms answers ({late_matches} bots)",
-                   Spread.of([missed]), "count", "0", missed == 0, digits=0))
+    report.add(
+        Row(
+            "6 deadline",
+            f"false DQs of 900 ms answers ({slow_matches} bots x {slow_turns} "
+            f"turns, {background} busy matches)",
+            Spread.of([false_dq]),
+            "count",
+            "0",
+            false_dq == 0,
+            digits=0,
+        )
+    )
+    report.add(
+        Row(
+            "6 deadline",
+            f"missed DQs of 1,100 ms answers ({late_matches} bots)",
+            Spread.of([missed]),
+            "count",
+            "0",
+            missed == 0,
+            digits=0,
+        )
+    )
     if seen_900:
-        report.add(Row("6 deadline", "900 ms answers as the judge measured them (max per bot)",
-                       Spread.of(seen_900), "ms"))
+        report.add(
+            Row(
+                "6 deadline",
+                "900 ms answers as the judge measured them (max per bot)",
+                Spread.of(seen_900),
+                "ms",
+            )
+        )
     load_ok = all(o["ok"] for o in outcomes["load"])
-    report.add(Row("6 deadline", "busy matches played alongside",
-                   Spread.of([len(outcomes["load"])]), "matches",
-                   note="all ok" if load_ok else "some DQ", digits=0))
+    report.add(
+        Row(
+            "6 deadline",
+            "busy matches played alongside",
+            Spread.of([len(outcomes["load"])]),
+            "matches",
+            note="all ok" if load_ok else "some DQ",
+            digits=0,
+        )
+    )
     return report
 
 

@@ -57,8 +57,15 @@ def run(quick: bool = False) -> Report:
     for (bots, mode), fig in figures.items():
         what = "one bot" if bots == 1 else "two bots"
         report.add(Row("1 floor", f"C judge, {what}, {mode}: wall per turn", fig["wall_us"], "µs"))
-        report.add(Row("1 floor", f"C judge, {what}, {mode}: judge CPU per turn", fig["cpu_us"],
-                       "µs", digits=2))
+        report.add(
+            Row(
+                "1 floor",
+                f"C judge, {what}, {mode}: judge CPU per turn",
+                fig["cpu_us"],
+                "µs",
+                digits=2,
+            )
+        )
     report.data = {f"{b} {m}": {k: vars(v) for k, v in f.items()} for (b, m), f in figures.items()}
     return report
 

@@ -51,8 +51,14 @@ async def one_match(turns: int, mode: str = "unpinned") -> tuple[float, float]:
 def measure(quick: bool = False) -> dict[str, dict[str, list[float]]]:
     sizes = (2, 200, 1000, 2000) if quick else (7, 1000, 5000, 20_000)
     repeats, turns, long_turns, floor_turns = sizes
-    keys = ("cpu_us", "wall_us", "marginal_cpu_us", "marginal_wall_us", "floor_cpu_us",
-            "floor_wall_us")
+    keys = (
+        "cpu_us",
+        "wall_us",
+        "marginal_cpu_us",
+        "marginal_wall_us",
+        "floor_cpu_us",
+        "floor_wall_us",
+    )
     series: dict[str, dict[str, list[float]]] = {m: {k: [] for k in keys} for m in OVERHEAD_MODES}
     everywhere = os.sched_getaffinity(0)
 
@@ -93,17 +99,48 @@ def run(quick: bool = False) -> Report:
         # Judged with the bots on the judge's core: across vCPUs this VM's wake-ups cost
         # more than the whole target (the C floor itself spends 23 µs a turn there).
         main_row = mode.startswith("same CPU")
-        report.add(Row("2 overhead", f"{mode}: judge CPU per two-bot turn (marginal)", marginal,
-                       "µs", f"<= {TARGET_CPU_US:g}" if main_row else "",
-                       marginal.median <= TARGET_CPU_US if main_row and not quick else None))
-        report.add(Row("2 overhead", f"{mode}: judge CPU / C floor judge CPU (same run)",
-                       paired_ratios(s["marginal_cpu_us"], s["floor_cpu_us"]), "x"))
-        report.add(Row("2 overhead", f"{mode}: C floor judge CPU per two-bot turn",
-                       Spread.of(s["floor_cpu_us"]), "µs"))
-        report.add(Row("2 overhead", f"{mode}: wall per turn / C floor wall (same run)",
-                       paired_ratios(s["marginal_wall_us"], s["floor_wall_us"]), "x"))
-        report.add(Row("2 overhead", f"{mode}: judge CPU per turn of a 1000-turn match "
-                       "(start/stop incl.)", Spread.of(s["cpu_us"]), "µs"))
+        report.add(
+            Row(
+                "2 overhead",
+                f"{mode}: judge CPU per two-bot turn (marginal)",
+                marginal,
+                "µs",
+                f"<= {TARGET_CPU_US:g}" if main_row else "",
+                marginal.median <= TARGET_CPU_US if main_row and not quick else None,
+            )
+        )
+        report.add(
+            Row(
+                "2 overhead",
+                f"{mode}: judge CPU / C floor judge CPU (same run)",
+                paired_ratios(s["marginal_cpu_us"], s["floor_cpu_us"]),
+                "x",
+            )
+        )
+        report.add(
+            Row(
+                "2 overhead",
+                f"{mode}: C floor judge CPU per two-bot turn",
+                Spread.of(s["floor_cpu_us"]),
+                "µs",
+            )
+        )
+        report.add(
+            Row(
+                "2 overhead",
+                f"{mode}: wall per turn / C floor wall (same run)",
+                paired_ratios(s["marginal_wall_us"], s["floor_wall_us"]),
+                "x",
+            )
+        )
+        report.add(
+            Row(
+                "2 overhead",
+                f"{mode}: judge CPU per turn of a 1000-turn match (start/stop incl.)",
+                Spread.of(s["cpu_us"]),
+                "µs",
+            )
+        )
     return report
 
 

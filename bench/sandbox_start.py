@@ -40,8 +40,21 @@ def bare_bwrap(runs: int) -> float:
     """Median ms of the smallest bwrap run (all namespaces, /usr only), for comparison."""
     import subprocess
 
-    argv = ["bwrap", "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib64",
-            "/lib64", "--symlink", "usr/lib", "/lib", "--", "/usr/bin/true"]
+    argv = [
+        "bwrap",
+        "--unshare-all",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--",
+        "/usr/bin/true",
+    ]
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -66,8 +79,10 @@ async def main(runs: int) -> None:
             await measure(layer, 5, box)  # warm-up
             started, cycle = await measure(layer, runs, box)
             q = statistics.quantiles
-            print(f"{layer:<11} {statistics.median(started):>14.2f} {q(started, n=10)[-1]:>6.2f} "
-                  f"{statistics.median(cycle):>13.2f} {q(cycle, n=10)[-1]:>6.2f}")
+            print(
+                f"{layer:<11} {statistics.median(started):>14.2f} {q(started, n=10)[-1]:>6.2f} "
+                f"{statistics.median(cycle):>13.2f} {q(cycle, n=10)[-1]:>6.2f}"
+            )
         import shutil
 
         # For comparison only: the judge does not use bubblewrap.

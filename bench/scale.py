@@ -82,12 +82,19 @@ def run_level(matches: int, turns: int) -> dict[str, object]:
     trio.run(main)
     wall = time.perf_counter() - began
     return {
-        "matches": matches, "turns": turns, "fd_limit": limit, "wall_s": wall,
-        "peak_bots": peak["bots"], "peak_rss_mb": peak["rss_mb"], "peak_fds": peak["fds"],
-        "idle_rss_mb": idle_rss, "idle_fds": idle_fds,
+        "matches": matches,
+        "turns": turns,
+        "fd_limit": limit,
+        "wall_s": wall,
+        "peak_bots": peak["bots"],
+        "peak_rss_mb": peak["rss_mb"],
+        "peak_fds": peak["fds"],
+        "idle_rss_mb": idle_rss,
+        "idle_fds": idle_fds,
         "max_rss_mb": _max_rss_mb(),
         "match_s_median": sorted(durations)[len(durations) // 2] if durations else None,
-        "failures": failures[:10], "failed": len(failures),
+        "failures": failures[:10],
+        "failed": len(failures),
     }
 
 
@@ -107,7 +114,11 @@ def run(quick: bool = False) -> Report:
     for matches in levels:
         out = subprocess.run(
             [sys.executable, "-m", "bench.scale", "--level", str(matches), "--turns", str(turns)],
-            cwd=ROOT, capture_output=True, text=True, timeout=900, check=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=True,
         )
         data.append(json.loads(out.stdout.strip().splitlines()[-1]))
     report.data = {"levels": data}
@@ -118,18 +129,40 @@ def run(quick: bool = False) -> Report:
         per_match_rss = grown / max(matches, 1)
         per_match_fds = (float(level["peak_fds"]) - float(level["idle_fds"])) / max(matches, 1)
         top = level is data[-1] and not quick
-        report.add(Row("7 scale", f"{matches} concurrent matches: peak live bot processes",
-                       Spread.of([bots]), "bots", f">= {TARGET_BOTS}" if top else "",
-                       bots >= TARGET_BOTS and level["failed"] == 0 if top else None,
-                       f"{level['failed']} DQ" if level["failed"] else "all ok", digits=0))
+        report.add(
+            Row(
+                "7 scale",
+                f"{matches} concurrent matches: peak live bot processes",
+                Spread.of([bots]),
+                "bots",
+                f">= {TARGET_BOTS}" if top else "",
+                bots >= TARGET_BOTS and level["failed"] == 0 if top else None,
+                f"{level['failed']} DQ" if level["failed"] else "all ok",
+                digits=0,
+            )
+        )
         rss = float(level["max_rss_mb"])
-        report.add(Row("7 scale", f"{matches} matches: judge peak RSS", Spread.of([rss]), "MB",
-                       f"<= {TARGET_RSS_MB:g}" if top else "",
-                       rss <= TARGET_RSS_MB if top else None,
-                       f"{per_match_rss * 1024:.0f} KB and {per_match_fds:.1f} fds per match"))
-        report.add(Row("7 scale", f"{matches} matches of {level['turns']} turns: time per match",
-                       Spread.of([float(level["match_s_median"] or 0)]), "s", digits=2,
-                       note=f"all done in {float(level['wall_s']):.1f} s"))
+        report.add(
+            Row(
+                "7 scale",
+                f"{matches} matches: judge peak RSS",
+                Spread.of([rss]),
+                "MB",
+                f"<= {TARGET_RSS_MB:g}" if top else "",
+                rss <= TARGET_RSS_MB if top else None,
+                f"{per_match_rss * 1024:.0f} KB and {per_match_fds:.1f} fds per match",
+            )
+        )
+        report.add(
+            Row(
+                "7 scale",
+                f"{matches} matches of {level['turns']} turns: time per match",
+                Spread.of([float(level["match_s_median"] or 0)]),
+                "s",
+                digits=2,
+                note=f"all done in {float(level['wall_s']):.1f} s",
+            )
+        )
     return report
 
 

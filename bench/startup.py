@@ -73,24 +73,53 @@ def run(quick: bool = False) -> Report:
                 child_cpu_ms[layer] += (_children_cpu() - children) * 1e3
 
     trio.run(main)
-    report.data = {"samples": samples, "judge_cpu_ms_total": cpu_ms,
-                   "children_cpu_ms_total": child_cpu_ms, "rounds": rounds,
-                   "unavailable": {k: v for k, v in probe().reasons.items() if k not in available}}
+    report.data = {
+        "samples": samples,
+        "judge_cpu_ms_total": cpu_ms,
+        "children_cpu_ms_total": child_cpu_ms,
+        "rounds": rounds,
+        "unavailable": {k: v for k, v in probe().reasons.items() if k not in available},
+    }
     plain = [s[0] for s in samples["none"]]
     for layer in available:
         first = [s[0] for s in samples[layer]]
         full = [s[1] for s in samples[layer]]
-        note = (f"judge CPU {cpu_ms[layer] / rounds:.2f}, sandbox+bot CPU "
-                f"{child_cpu_ms[layer] / rounds:.2f} ms/start")
-        report.add(Row("5 start-up", f"start to first answer, layer {layer}", Spread.of(first),
-                       "ms", digits=2, note=note))
-        report.add(Row("5 start-up", f"start + answer + kill, layer {layer}", Spread.of(full), "ms",
-                       digits=2))
+        note = (
+            f"judge CPU {cpu_ms[layer] / rounds:.2f}, sandbox+bot CPU "
+            f"{child_cpu_ms[layer] / rounds:.2f} ms/start"
+        )
+        report.add(
+            Row(
+                "5 start-up",
+                f"start to first answer, layer {layer}",
+                Spread.of(first),
+                "ms",
+                digits=2,
+                note=note,
+            )
+        )
+        report.add(
+            Row(
+                "5 start-up",
+                f"start + answer + kill, layer {layer}",
+                Spread.of(full),
+                "ms",
+                digits=2,
+            )
+        )
         if layer != "none":
             over = Spread.of([a - b for a, b in zip(first, plain, strict=True)])
-            report.add(Row("5 start-up", f"layer {layer} over plain spawn (same round)", over, "ms",
-                           f"<= {TARGET_OVER_PLAIN_MS:g}", over.median <= TARGET_OVER_PLAIN_MS,
-                           digits=2))
+            report.add(
+                Row(
+                    "5 start-up",
+                    f"layer {layer} over plain spawn (same round)",
+                    over,
+                    "ms",
+                    f"<= {TARGET_OVER_PLAIN_MS:g}",
+                    over.median <= TARGET_OVER_PLAIN_MS,
+                    digits=2,
+                )
+            )
     for layer in LAYERS:
         if layer not in available:
             report.add(Row("5 start-up", f"layer {layer}", None, "", note="not available here"))

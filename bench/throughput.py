@@ -32,8 +32,14 @@ TARGET_MATCHES_PER_S = 60.0
 
 
 async def level(
-    bots: Any, matches: int, workers: int, per_worker: int, layer: str | None, turns: int,
-    pin: bool = False, context: Any = None,
+    bots: Any,
+    matches: int,
+    workers: int,
+    per_worker: int,
+    layer: str | None,
+    turns: int,
+    pin: bool = False,
+    context: Any = None,
 ) -> dict[str, Any]:
     """One run of ``matches`` matches. With ``context`` (a worker context kept open) the
     workers are already running: the rate is the steady state, without their start-up."""
@@ -44,8 +50,13 @@ async def level(
     stats = ParallelStats()
     began = time.perf_counter()
     results = await run_matches(
-        specs, workers=workers, per_worker=per_worker, sandbox_layer=layer, stats=stats,
-        pin_cpus=pin, worker_context=context,
+        specs,
+        workers=workers,
+        per_worker=per_worker,
+        sandbox_layer=layer,
+        stats=stats,
+        pin_cpus=pin,
+        worker_context=context,
     )
     wall = time.perf_counter() - began
     bad = [p.outcome for r in results for p in r.players if p.outcome != "ok"]
@@ -80,10 +91,22 @@ def run(quick: bool = False) -> Report:
         (f"C bots, {cores} judges x {best_k}, pinned", c_pair, cores, best_k, "none", True),
         (f"C bots, 1 judge x {best_k * cores}", c_pair, 1, best_k * cores, "none", False),
         (f"Python bots, {cores} judges x {best_k}", py_pair, cores, best_k, "none", False),
-        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}", c_pair, cores, best_k, None,
-         False),
-        (f"C bots, sandbox {strongest}, {cores} judges x {best_k}, pinned", c_pair, cores,
-         best_k, None, True),
+        (
+            f"C bots, sandbox {strongest}, {cores} judges x {best_k}",
+            c_pair,
+            cores,
+            best_k,
+            None,
+            False,
+        ),
+        (
+            f"C bots, sandbox {strongest}, {cores} judges x {best_k}, pinned",
+            c_pair,
+            cores,
+            best_k,
+            None,
+            True,
+        ),
     ]
     runs: dict[str, list[dict[str, Any]]] = {label: [] for label, *_ in configs}
 
@@ -95,8 +118,9 @@ def run(quick: bool = False) -> Report:
                 await level(c_pair, cores, cores, 1, layer, 10, context=context)
             for _ in range(repeats):
                 for label, bots, workers, per_worker, layer, pin in configs:
-                    runs[label].append(await level(
-                        bots, matches, workers, per_worker, layer, turns, pin, context))
+                    runs[label].append(
+                        await level(bots, matches, workers, per_worker, layer, turns, pin, context)
+                    )
 
     trio.run(main)
     report.data = {"runs": runs, "matches": matches, "turns": turns, "cores": cores}
@@ -107,33 +131,78 @@ def run(quick: bool = False) -> Report:
         failures = sum(int(r["failures"]) for r in runs[label])
         is_main = label in (main_label, pinned_label)
         met = rates.median >= TARGET_MATCHES_PER_S if is_main and not quick else None
-        report.add(Row("3 throughput", f"{turns}-turn rps matches/s, {label}", rates, "/s",
-                       f">= {TARGET_MATCHES_PER_S:g}" if is_main else "", met,
-                       f"{failures} DQ" if failures else ""))
+        report.add(
+            Row(
+                "3 throughput",
+                f"{turns}-turn rps matches/s, {label}",
+                rates,
+                "/s",
+                f">= {TARGET_MATCHES_PER_S:g}" if is_main else "",
+                met,
+                f"{failures} DQ" if failures else "",
+            )
+        )
     sandboxed = f"C bots, sandbox {strongest}, {cores} judges x {best_k}"
     for label in (main_label, pinned_label, sandboxed, f"{sandboxed}, pinned"):
         cpu = Spread.of([r["judge_cpu_us_per_turn"] for r in runs[label]])
-        report.add(Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu,
-                       "µs"))
+        report.add(
+            Row("3 throughput", f"judge CPU per turn (start/stop incl.), {label}", cpu, "µs")
+        )
         bots = Spread.of([r["bots_cpu_us_per_turn"] for r in runs[label]])
         report.add(Row("3 throughput", f"both bots' CPU per turn, {label}", bots, "µs"))
         # What the CPU per match allows when the judge has the machine to itself.
-        capacity = Spread.of([
-            cores * 1e6 / ((r["judge_cpu_us_per_turn"] + r["bots_cpu_us_per_turn"]) * turns)
-            for r in runs[label]
-        ])
-        report.add(Row("3 throughput", f"CPU-bound capacity (cores / CPU per match), {label}",
-                       capacity, "/s", note="if nothing else ran"))
+        capacity = Spread.of(
+            [
+                cores * 1e6 / ((r["judge_cpu_us_per_turn"] + r["bots_cpu_us_per_turn"]) * turns)
+                for r in runs[label]
+            ]
+        )
+        report.add(
+            Row(
+                "3 throughput",
+                f"CPU-bound capacity (cores / CPU per match), {label}",
+                capacity,
+                "/s",
+                note="if nothing else ran",
+            )
+        )
     single = f"C bots, 1 judge x {best_k * cores}"
-    report.add(Row("3 throughput", f"matches/s {cores} judges / 1 judge (same run)",
-                   paired_ratios([r["matches_per_s"] for r in runs[main_label]],
-                                 [r["matches_per_s"] for r in runs[single]]), "x", digits=2))
-    report.add(Row("3 throughput", "matches/s pinned / unpinned (same run)",
-                   paired_ratios([r["matches_per_s"] for r in runs[pinned_label]],
-                                 [r["matches_per_s"] for r in runs[main_label]]), "x", digits=2))
-    report.add(Row("3 throughput", f"matches/s sandboxed ({strongest}) / plain (same run)",
-                   paired_ratios([r["matches_per_s"] for r in runs[sandboxed]],
-                                 [r["matches_per_s"] for r in runs[main_label]]), "x", digits=2))
+    report.add(
+        Row(
+            "3 throughput",
+            f"matches/s {cores} judges / 1 judge (same run)",
+            paired_ratios(
+                [r["matches_per_s"] for r in runs[main_label]],
+                [r["matches_per_s"] for r in runs[single]],
+            ),
+            "x",
+            digits=2,
+        )
+    )
+    report.add(
+        Row(
+            "3 throughput",
+            "matches/s pinned / unpinned (same run)",
+            paired_ratios(
+                [r["matches_per_s"] for r in runs[pinned_label]],
+                [r["matches_per_s"] for r in runs[main_label]],
+            ),
+            "x",
+            digits=2,
+        )
+    )
+    report.add(
+        Row(
+            "3 throughput",
+            f"matches/s sandboxed ({strongest}) / plain (same run)",
+            paired_ratios(
+                [r["matches_per_s"] for r in runs[sandboxed]],
+                [r["matches_per_s"] for r in runs[main_label]],
+            ),
+            "x",
+            digits=2,
+        )
+    )
     return report
 
 

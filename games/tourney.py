@@ -95,8 +95,9 @@ class MatchProgress:
 
     def done(self, record: MatchRecord) -> None:
         winner = "draw" if record.winner is None else self.names[record.bots.index(record.winner)]
-        self.report(1, f"match {self.match.number}: {' v '.join(self.names)}: {winner} "
-                       f"({record.summary})")
+        self.report(
+            1, f"match {self.match.number}: {' v '.join(self.names)}: {winner} ({record.summary})"
+        )
 
 
 @dataclass
@@ -165,15 +166,21 @@ class TourneyFormat:
         return self.ranked(names, tally, points, games_won, points)
 
     def ranked(
-        self, names: list[str], tally: Tally, points: list[float], games_won: list[float],
+        self,
+        names: list[str],
+        tally: Tally,
+        points: list[float],
+        games_won: list[float],
         main: list[float],
     ) -> tuple[list[BotStanding], list[Board]]:
         """One board ranked by ``main`` (showing ``points``), and the standings in its order."""
         ranks = competition_ranks(main)
         order = sorted(range(len(names)), key=lambda i: (ranks[i], i))
-        board = Board(name="main", description=self.points_label, rows=[
-            BoardRow(index=i, name=names[i], rank=ranks[i], value=points[i]) for i in order
-        ])
+        board = Board(
+            name="main",
+            description=self.points_label,
+            rows=[BoardRow(index=i, name=names[i], rank=ranks[i], value=points[i]) for i in order],
+        )
         return standings_in(order, names, ranks, tally, points, games_won), [board]
 
     def board_cell(self, board: str, value: float, options: Mapping[str, Any], bots: int) -> str:
@@ -182,15 +189,27 @@ class TourneyFormat:
 
 
 def standings_in(
-    order: list[int], names: list[str], ranks: list[int], tally: Tally, points: list[float],
-    games_won: list[float], per_board_ranks: Mapping[str, list[int]] | None = None,
+    order: list[int],
+    names: list[str],
+    ranks: list[int],
+    tally: Tally,
+    points: list[float],
+    games_won: list[float],
+    per_board_ranks: Mapping[str, list[int]] | None = None,
     board_values: Mapping[str, list[float]] | None = None,
 ) -> list[BotStanding]:
     return [
         BotStanding(
-            index=i, name=names[i], rank=ranks[i], points=points[i], games_won=games_won[i],
-            played=tally.played[i], draws=tally.draws[i], losses=tally.losses[i],
-            disqualified=tally.disqualified[i], score=tally.score[i],
+            index=i,
+            name=names[i],
+            rank=ranks[i],
+            points=points[i],
+            games_won=games_won[i],
+            played=tally.played[i],
+            draws=tally.draws[i],
+            losses=tally.losses[i],
+            disqualified=tally.disqualified[i],
+            score=tally.score[i],
             ranks={name: r[i] for name, r in (per_board_ranks or {}).items()},
             board_values={name: v[i] for name, v in (board_values or {}).items()},
         )
@@ -214,8 +233,7 @@ class FreeForAll(TourneyFormat):
 
     def plan(self, spec: TourneySettings) -> list[PlannedMatch]:
         n = len(spec.bots)
-        return [PlannedMatch(k + 1, tuple(range(n)), dict(spec.options))
-                for k in range(spec.games)]
+        return [PlannedMatch(k + 1, tuple(range(n)), dict(spec.options)) for k in range(spec.games)]
 
     def points(self, tally: Tally) -> list[float]:
         return [float(w) for w in tally.wins]

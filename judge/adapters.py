@@ -32,8 +32,11 @@ PROTOCOL = "protocol"
 
 def styles() -> dict[str, str]:
     """Every adapter style -> the game it is for (``protocol`` is for any game)."""
-    return {plugin.adapter.style: name for name, plugin in all_plugins().items()
-            if plugin.adapter is not None}
+    return {
+        plugin.adapter.style: name
+        for name, plugin in all_plugins().items()
+        if plugin.adapter is not None
+    }
 
 
 def _top_level_names(tree: ast.Module) -> tuple[set[str], set[str]]:

@@ -93,8 +93,10 @@ def _outside(word: str, allowed: Sequence[Path]) -> str | None:
         return f"{word} names a home directory"
     path = PurePosixPath(os.path.normpath(word))
     if word.startswith("/"):
-        if any(path == PurePosixPath(d) or PurePosixPath(d) in path.parents
-               for d in (*VISIBLE_SYSTEM, *map(str, allowed))):
+        if any(
+            path == PurePosixPath(d) or PurePosixPath(d) in path.parents
+            for d in (*VISIBLE_SYSTEM, *map(str, allowed))
+        ):
             return None
         return f"{word} is outside the bot's directory"
     if path.parts[:1] == ("..",):
@@ -177,15 +179,29 @@ def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSp
     if manifest.build is not None:
         run_build(manifest.build, path)
     argv = shlex.split(manifest.run)
-    return BotSpec(name=manifest.name or name, argv=tuple(argv), cwd=path, box=path,
-                   readonly_paths=tuple(allowed))
+    return BotSpec(
+        name=manifest.name or name,
+        argv=tuple(argv),
+        cwd=path,
+        box=path,
+        readonly_paths=tuple(allowed),
+    )
 
 
 # Programs a bot's build command may call, when the machine has them (the build runs with
 # the bots' PATH): what `judge submit` and the server's /api/health report.
 TOOLCHAINS = {
-    "cc": "C", "gcc": "C", "c++": "C++", "g++": "C++", "make": "make", "cargo": "Rust",
-    "rustc": "Rust", "go": "Go", "javac": "Java", "java": "Java", "node": "JavaScript",
+    "cc": "C",
+    "gcc": "C",
+    "c++": "C++",
+    "g++": "C++",
+    "make": "make",
+    "cargo": "Rust",
+    "rustc": "Rust",
+    "go": "Go",
+    "javac": "Java",
+    "java": "Java",
+    "node": "JavaScript",
     "python3": "Python",
 }
 
@@ -219,10 +235,15 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
     argv = adapters.argv_for(path, game, adapter)
     # Files the judge made for this bot (a Python 2 file's translation, in the judge's
     # cache): shown to it one by one, never the directory that holds everyone's.
-    made = [Path(arg) for arg in argv[2:] if arg.startswith("/") and Path(arg).is_file()
-            and not Path(arg).resolve().is_relative_to(path.parent)
-            and not Path(arg).resolve().is_relative_to(BOTS_DIR)
-            and not Path(arg).resolve().is_relative_to(GAMES_DIR)]
+    made = [
+        Path(arg)
+        for arg in argv[2:]
+        if arg.startswith("/")
+        and Path(arg).is_file()
+        and not Path(arg).resolve().is_relative_to(path.parent)
+        and not Path(arg).resolve().is_relative_to(BOTS_DIR)
+        and not Path(arg).resolve().is_relative_to(GAMES_DIR)
+    ]
     return BotSpec(
         name=path.stem,
         argv=tuple(argv),
@@ -255,10 +276,15 @@ def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
         found = shutil.which(program, path=SAFE_PATH)
         if found is None:
             elsewhere = shutil.which(program)
-            hint = (f"; it is at {elsewhere}, which bots cannot see: name that path and pass "
-                    f"--allow-path {Path(elsewhere).parent.parent}" if elsewhere else "")
-            raise BotError(f"{program!r} in {arg!r} is not a program on the bot's PATH "
-                           f"({SAFE_PATH}){hint}")
+            hint = (
+                f"; it is at {elsewhere}, which bots cannot see: name that path and pass "
+                f"--allow-path {Path(elsewhere).parent.parent}"
+                if elsewhere
+                else ""
+            )
+            raise BotError(
+                f"{program!r} in {arg!r} is not a program on the bot's PATH ({SAFE_PATH}){hint}"
+            )
         argv[0] = found
     for i, part in enumerate(argv[1:], 1):
         candidate = Path(part)
@@ -269,11 +295,17 @@ def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
     visible = [*([box] if box is not None else []), *allowed]
     for word in argv:
         path = Path(word)
-        if (word.startswith("/") and path.exists() and not _is_within(path, visible)
-                and _outside(word, ()) is not None):
+        if (
+            word.startswith("/")
+            and path.exists()
+            and not _is_within(path, visible)
+            and _outside(word, ()) is not None
+        ):
             where = f"the bot's directory {box}" if box is not None else "no bot directory"
-            raise BotError(f"{word} in {arg!r} is outside {where}; show it to the bot with "
-                           f"--allow-path {path.parent}")
+            raise BotError(
+                f"{word} in {arg!r} is outside {where}; show it to the bot with "
+                f"--allow-path {path.parent}"
+            )
     name = Path(argv[-1]).stem if len(argv) > 1 else Path(program).name
     return BotSpec(name=name, argv=tuple(argv), cwd=box, box=box, readonly_paths=tuple(allowed))
 

@@ -50,9 +50,13 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="judge")
-@click.option("--log-level", default="warning", show_default=True,
-              type=click.Choice(["debug", "info", "warning", "error"]),
-              help="log verbosity (stderr)")
+@click.option(
+    "--log-level",
+    default="warning",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    help="log verbosity (stderr)",
+)
 def main(log_level: str) -> None:
     """Run matches between bots written in any language."""
     from judge import logs

@@ -174,8 +174,12 @@ class LineFile:
 
 
 async def _run_batch_async(
-    specs: list[MatchSpec], concurrency: int, layer: str | None, paths: list[str | None],
-    streams: list[str | None], batch: bool,
+    specs: list[MatchSpec],
+    concurrency: int,
+    layer: str | None,
+    paths: list[str | None],
+    streams: list[str | None],
+    batch: bool,
 ) -> list[MatchResult]:
     from judge.runner import run_match
 
@@ -189,8 +193,11 @@ async def _run_batch_async(
             sink = LineFile(Path(stream)) if stream else None
             try:
                 results[position] = await run_match(
-                    spec, sandbox=sandbox, replay_path=Path(path) if path else None,
-                    sinks=[sink] if sink else [], batch_scheduled=batch,
+                    spec,
+                    sandbox=sandbox,
+                    replay_path=Path(path) if path else None,
+                    sinks=[sink] if sink else [],
+                    batch_scheduled=batch,
                 )
             finally:
                 if sink is not None:

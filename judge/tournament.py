@@ -177,8 +177,13 @@ async def run_tourney(
         # Arena matches move every bot every turn: batch-scheduled bots do not preempt the
         # judge while it writes a turn's messages, and the judge lets them run once they
         # are all out.
-        return MatchJob(match_spec, replay_path=path, sinks=[follow.line],
-                        batch_scheduling=form.arena, tag=(match, follow))
+        return MatchJob(
+            match_spec,
+            replay_path=path,
+            sinks=[follow.line],
+            batch_scheduling=form.arena,
+            tag=(match, follow),
+        )
 
     def finished(job: MatchJob, result: MatchResult) -> None:
         match: PlannedMatch

@@ -53,8 +53,7 @@ def _json_for_script(value: object) -> str:
 def _inline_assets() -> tuple[str, str]:
     style = f"<style>\n{(STATIC / 'viewer.css').read_text()}</style>"
     scripts = "\n".join(
-        f"<script>\n{_script_safe(_asset_text(name))}\n</script>"
-        for name in asset_names()
+        f"<script>\n{_script_safe(_asset_text(name))}\n</script>" for name in asset_names()
     )
     return style, scripts
 

@@ -134,9 +134,7 @@ def renderer_for(header: ReplayHeader) -> Renderer:
 
 
 def score_pair(a: str, b: str) -> Text:
-    return Text.assemble(
-        "  ", (a, f"bold {SEAT_STYLES[0]}"), " : ", (b, f"bold {SEAT_STYLES[1]}")
-    )
+    return Text.assemble("  ", (a, f"bold {SEAT_STYLES[0]}"), " : ", (b, f"bold {SEAT_STYLES[1]}"))
 
 
 def outcome_text(code: str) -> str:

@@ -234,7 +234,8 @@ class Verifier:
         if self.turn_open:
             raise Mismatch(
                 Difference(
-                    where, record.lineno,
+                    where,
+                    record.lineno,
                     f"the match ends after {self.turn} turns, but by the rules turn "
                     f"{self.turn + 1} is still to be played",
                 )
@@ -244,7 +245,8 @@ class Verifier:
         if record.checksum_ok is False:
             raise Mismatch(
                 Difference(
-                    "the checksum", record.lineno,
+                    "the checksum",
+                    record.lineno,
                     "the file's bytes do not match the sha256 the writer sealed it with "
                     "(a line was altered)",
                 )

@@ -82,8 +82,17 @@ def postgres_server() -> Iterator[PostgresServer]:
     try:
         run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", user, "-E", "UTF8")
         options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
-        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"),
-            "-w", "start")
+        run(
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(root / "log"),
+            "-w",
+            "start",
+        )
         try:
             yield PostgresServer(port, user)
         finally:

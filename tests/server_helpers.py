@@ -58,10 +58,12 @@ def tar_gz(members: dict[str, bytes | str], *, mode: int = 0o755) -> bytes:
 
 def c_archive() -> bytes:
     """A C bot as an archive with a manifest whose build runs on the server."""
-    return tar_gz({
-        "cbot/bot.toml": 'run = "./rps_bot"\nbuild = "cc -O2 -o rps_bot rps_bot.c"\n',
-        "cbot/rps_bot.c": C_BOT,
-    })
+    return tar_gz(
+        {
+            "cbot/bot.toml": 'run = "./rps_bot"\nbuild = "cc -O2 -o rps_bot rps_bot.c"\n',
+            "cbot/rps_bot.c": C_BOT,
+        }
+    )
 
 
 @dataclass
@@ -92,9 +94,24 @@ def start_server(data: Path, *extra: str) -> ServerProcess:
     # A generous deadline: the machine is shared, and a slow turn here is not what is tested.
     deadline = [] if "--deadline" in extra else ["--deadline", "5"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "judge.cli", "--log-level", "warning", "serve", "--port", "0",
-         "--data", str(data), *deadline, *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "--log-level",
+            "warning",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(data),
+            *deadline,
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.stdout is not None
@@ -152,8 +169,9 @@ def wait_for(check, timeout: float = 60.0, interval: float = 0.2):  # type: igno
 
 def upload(client: httpx.Client, name: str, game: str, filename: str, content: bytes | str) -> dict:
     data = content.encode() if isinstance(content, str) else content
-    response = client.post("/api/bots", data={"name": name, "game": game},
-                           files={"file": (filename, data)})
+    response = client.post(
+        "/api/bots", data={"name": name, "game": game}, files={"file": (filename, data)}
+    )
     assert response.status_code == 202, response.text
     return response.json()
 

@@ -30,13 +30,20 @@ PY2_BOTS = TEST_BOTS / "py2"
 
 def real_python2() -> str:
     """A python2.7 that runs (a pyenv shim without a selected 2.7 does not), or ''."""
-    for candidate in (os.environ.get("PYTHON2", ""), "/root/.pyenv/versions/2.7.18/bin/python2.7",
-                      shutil.which("python2.7")):
+    for candidate in (
+        os.environ.get("PYTHON2", ""),
+        "/root/.pyenv/versions/2.7.18/bin/python2.7",
+        shutil.which("python2.7"),
+    ):
         if not candidate:
             continue
         try:
-            works = subprocess.run([candidate, "-c", "pass"], capture_output=True,
-                                   timeout=30).returncode == 0
+            works = (
+                subprocess.run(
+                    [candidate, "-c", "pass"], capture_output=True, timeout=30
+                ).returncode
+                == 0
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue  # not on this machine
         if works:
@@ -48,8 +55,12 @@ PYTHON2 = real_python2()
 
 
 async def match(game: str, bot: str, opponent: str, seed: int, **options: object) -> MatchResult:
-    spec = MatchSpec(game=game, seed=seed, options=options,
-                     bots=[resolve(str(PY2_BOTS / bot), game), resolve(opponent, game)])
+    spec = MatchSpec(
+        game=game,
+        seed=seed,
+        options=options,
+        bots=[resolve(str(PY2_BOTS / bot), game), resolve(opponent, game)],
+    )
     return await run_match(spec)
 
 
@@ -61,26 +72,52 @@ def log(result: MatchResult, field: int) -> list[str]:
 # -- detection ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("source", [
-    'print "hi"\n', "x = `1`\n", "if 1 <> 2: pass\n", "try:\n    pass\nexcept ValueError, e:\n"
-    "    pass\n", "exec 'x = 1'\n", "x = 10L\n", "for i in xrange(3): pass\n",
-    "d = {}\nd.has_key(1)\n", "for k, v in {}.iteritems(): pass\n", "s = raw_input()\n",
-    "u = unicode(3)\n", "k = {}.keys()\nk.sort()\n", "{}.keys().sort()\n", "x = {}.keys()[0]\n",
-    "sorted([], cmp=lambda a, b: 0)\n", "[].sort(lambda a, b: 0)\n", "import cPickle\n",
-    "import sys\nprint >>sys.stderr, 1\n", "import sys\nn = sys.maxint\n",
-    "x = reduce(max, [1])\n", "# python2\nx = 1 / 2\n", "#!/usr/bin/env python2.7\nx = 1\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'print "hi"\n',
+        "x = `1`\n",
+        "if 1 <> 2: pass\n",
+        "try:\n    pass\nexcept ValueError, e:\n    pass\n",
+        "exec 'x = 1'\n",
+        "x = 10L\n",
+        "for i in xrange(3): pass\n",
+        "d = {}\nd.has_key(1)\n",
+        "for k, v in {}.iteritems(): pass\n",
+        "s = raw_input()\n",
+        "u = unicode(3)\n",
+        "k = {}.keys()\nk.sort()\n",
+        "{}.keys().sort()\n",
+        "x = {}.keys()[0]\n",
+        "sorted([], cmp=lambda a, b: 0)\n",
+        "[].sort(lambda a, b: 0)\n",
+        "import cPickle\n",
+        "import sys\nprint >>sys.stderr, 1\n",
+        "import sys\nn = sys.maxint\n",
+        "x = reduce(max, [1])\n",
+        "# python2\nx = 1 / 2\n",
+        "#!/usr/bin/env python2.7\nx = 1\n",
+    ],
+)
 def test_python2_files_are_recognised(source: str) -> None:
     assert py2compat.python2_reason(source)
 
 
-@pytest.mark.parametrize("source", [
-    "print('hi')\nx = 1 / 2\n", "for k in {}.keys(): pass\nv = list({}.items())\n",
-    "def f(*, a): return {**a}\n", "x = [i for i in map(str, range(3))]\n",
-    "try:\n    xrange\nexcept NameError:\n    xrange = range\nfor i in xrange(2): pass\n",
-    "def cmp(a, b): return 0\nsorted([], key=len)\n", "string = 'a b'\nstring.split()\n",
-    "# python3\nprint 'x'\n", "#!/usr/bin/env python3\nx = 1\n", "",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "print('hi')\nx = 1 / 2\n",
+        "for k in {}.keys(): pass\nv = list({}.items())\n",
+        "def f(*, a): return {**a}\n",
+        "x = [i for i in map(str, range(3))]\n",
+        "try:\n    xrange\nexcept NameError:\n    xrange = range\nfor i in xrange(2): pass\n",
+        "def cmp(a, b): return 0\nsorted([], key=len)\n",
+        "string = 'a b'\nstring.split()\n",
+        "# python3\nprint 'x'\n",
+        "#!/usr/bin/env python3\nx = 1\n",
+        "",
+    ],
+)
 def test_python3_files_are_left_alone(source: str) -> None:
     assert py2compat.python2_reason(source) == ""
 
@@ -123,13 +160,29 @@ def test_classic_division_and_other_python2_meanings() -> None:
         "    exec(p.compile_translated(p.translate(text), 't'), namespace)\n"
         "    print(repr({k: v for k, v in namespace.items() if len(k) == 1}))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", program], input=json.dumps([source, future]),
-                          capture_output=True, text=True, cwd=ROOT / "bots" / "adapters",
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", program],
+        input=json.dumps([source, future]),
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "bots" / "adapters",
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     got, got_future = proc.stdout.splitlines()
-    assert got == repr({"a": 3, "b": -4, "c": 3.5, "d": 3, "e": [4, 8], "f": [3, 2, 1],
-                        "g": (3.0, -1.0), "h": 0, "i": 2})
+    assert got == repr(
+        {
+            "a": 3,
+            "b": -4,
+            "c": 3.5,
+            "d": 3,
+            "e": [4, 8],
+            "f": [3, 2, 1],
+            "g": (3.0, -1.0),
+            "h": 0,
+            "i": 2,
+        }
+    )
     assert got_future == repr({"x": 3.5})
 
 
@@ -154,8 +207,20 @@ async def test_liarsdice_contest_entry() -> None:
 
 async def test_counting_strategy() -> None:
     result = await match("counting", "ct_py2.py", "naive", seed=5, rounds=12)
-    assert log(result, 2) == ["100", "78", "71", "67", "64", "63", "58", "57", "55", "54", "51",
-                              "51"]
+    assert log(result, 2) == [
+        "100",
+        "78",
+        "71",
+        "67",
+        "64",
+        "63",
+        "58",
+        "57",
+        "55",
+        "54",
+        "51",
+        "51",
+    ]
     assert [p.score for p in result.players] == [988, 200]
 
 
@@ -191,9 +256,15 @@ async def test_a_python3_lookalike_runs_untranslated() -> None:
 async def test_a_file_neither_python_fails_at_its_start_with_the_reason(
     adapter: str | None,
 ) -> None:
-    spec = MatchSpec(game="roshambolo", seed=1, options={"race_to": 3}, bots=[
-        resolve(str(PY2_BOTS / "p_broken.py"), "roshambolo", adapter=adapter),
-        resolve("rock", "roshambolo")])
+    spec = MatchSpec(
+        game="roshambolo",
+        seed=1,
+        options={"race_to": 3},
+        bots=[
+            resolve(str(PY2_BOTS / "p_broken.py"), "roshambolo", adapter=adapter),
+            resolve("rock", "roshambolo"),
+        ],
+    )
     result = await run_match(spec)
     broken = result.players[0]
     assert broken.outcome in ("crash", "closed_stdout") and broken.turn == 1
@@ -204,9 +275,22 @@ async def test_a_file_neither_python_fails_at_its_start_with_the_reason(
 
 def test_judge_match_runs_a_python2_file() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "match", "liarsdice",
-         str(PY2_BOTS / "p_py2_contest.py"), "computer", "--seed", "3", "--json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "match",
+            "liarsdice",
+            str(PY2_BOTS / "p_py2_contest.py"),
+            "computer",
+            "--seed",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
@@ -215,14 +299,22 @@ def test_judge_match_runs_a_python2_file() -> None:
 
 
 @pytest.mark.skipif(not PYTHON2, reason="no python2.7 on this machine")
-@pytest.mark.parametrize(("style", "game", "bot", "opponent", "options"), [
-    ("roshambolo", "roshambolo", "p_py2_freq.py", "counter", {"race_to": 15}),
-    ("liarsdice", "liarsdice", "p_py2_contest.py", "computer", {}),
-    ("counting", "counting", "ct_py2.py", "tit_for_tat", {"rounds": 20}),
-    ("rpscontest", "rps", "rps_py2_decay.py", "predictor", {"turns": 100}),
-])
+@pytest.mark.parametrize(
+    ("style", "game", "bot", "opponent", "options"),
+    [
+        ("roshambolo", "roshambolo", "p_py2_freq.py", "counter", {"race_to": 15}),
+        ("liarsdice", "liarsdice", "p_py2_contest.py", "computer", {}),
+        ("counting", "counting", "ct_py2.py", "tit_for_tat", {"rounds": 20}),
+        ("rpscontest", "rps", "rps_py2_decay.py", "predictor", {"turns": 100}),
+    ],
+)
 async def test_logs_equal_a_real_python2s(
-    tmp_path: Path, style: str, game: str, bot: str, opponent: str, options: dict[str, object],
+    tmp_path: Path,
+    style: str,
+    game: str,
+    bot: str,
+    opponent: str,
+    options: dict[str, object],
 ) -> None:
     for seed in (11, 12):
         result = await match(game, bot, opponent, seed=seed, **options)
@@ -230,19 +322,30 @@ async def test_logs_equal_a_real_python2s(
         calls = tmp_path / "calls.log"
         calls.write_text("".join(f"{line}\n" for line in ours))
         proc = await trio.run_process(
-            [PYTHON2, str(PY2_BOTS / "replay_in_python2.py"), style, str(PY2_BOTS / bot),
-             str(seed * 1_000_003), str(calls)],
-            capture_stdout=True, capture_stderr=True, check=False,
+            [
+                PYTHON2,
+                str(PY2_BOTS / "replay_in_python2.py"),
+                style,
+                str(PY2_BOTS / bot),
+                str(seed * 1_000_003),
+                str(calls),
+            ],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
         )
         assert proc.returncode == 0, proc.stderr.decode()
         theirs = [line for line in proc.stdout.decode().splitlines() if "|" in line]
         assert len(ours) > 10 and theirs == ours
 
 
-@pytest.mark.parametrize(("source", "where"), [
-    ("x = [1,\n", "EOF in multi-line statement at line 2"),
-    ("def f(:\n    pass\n", "bad input at line 1"),
-])
+@pytest.mark.parametrize(
+    ("source", "where"),
+    [
+        ("x = [1,\n", "EOF in multi-line statement at line 2"),
+        ("def f(:\n    pass\n", "bad input at line 1"),
+    ],
+)
 def test_untranslatable_files_say_where(source: str, where: str) -> None:
     with pytest.raises(py2compat.TranslationError) as caught:
         py2compat.translate(source)

@@ -19,11 +19,16 @@ def bot(name: str) -> BotSpec:
     return builtin("roshambolo", name)
 
 
-async def play(tmp_path: Path, *names: str, seed: int = 1, race_to: int = 20, rounds: int = 1,
-               tag: str = "") -> tuple[MatchResult, list[str]]:
+async def play(
+    tmp_path: Path, *names: str, seed: int = 1, race_to: int = 20, rounds: int = 1, tag: str = ""
+) -> tuple[MatchResult, list[str]]:
     replay = tmp_path / f"{'-'.join(names)}{tag}.replay"
-    spec = MatchSpec(game="roshambolo", bots=[bot(n) for n in names], seed=seed,
-                     options={"race_to": race_to, "rounds": rounds})
+    spec = MatchSpec(
+        game="roshambolo",
+        bots=[bot(n) for n in names],
+        seed=seed,
+        options={"race_to": race_to, "rounds": rounds},
+    )
     result = await run_match(spec, replay_path=replay)
     body = [line for line in replay.read_text().splitlines() if not line.startswith("#")]
     return result, body
@@ -81,8 +86,9 @@ async def test_answers_are_converted_with_int_as_the_original_does(tmp_path: Pat
 
 
 async def test_every_bot_observes_every_round_of_a_tourney(tmp_path: Path) -> None:
-    result, lines = await play(tmp_path, "p_watcher", "p_counter", "rock", race_to=5, rounds=2,
-                               seed=3)
+    result, lines = await play(
+        tmp_path, "p_watcher", "p_counter", "rock", race_to=5, rounds=2, seed=3
+    )
     assert [p.outcome for p in result.players] == ["ok"] * 3
     summary_line = next(x for x in result.players[0].stderr.splitlines() if x.startswith("WATCHER"))
     summary = json.loads(summary_line.removeprefix("WATCHER "))
@@ -104,9 +110,24 @@ def test_judge_match_runs_original_files_unchanged() -> None:
     from tests.conftest import ROOT
 
     proc = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "match", "roshambolo", str(ORIGINAL / "p_rock.py"),
-         str(ORIGINAL / "p_counter.py"), "--race-to", "100", "--seed", "4", "--json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "match",
+            "roshambolo",
+            str(ORIGINAL / "p_rock.py"),
+            str(ORIGINAL / "p_counter.py"),
+            "--race-to",
+            "100",
+            "--seed",
+            "4",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

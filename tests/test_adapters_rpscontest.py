@@ -18,10 +18,12 @@ def program(name: str, adapter: str | None = None) -> BotSpec:
     return resolve(str(ORIGINAL / f"{name}.py"), "rps", adapter=adapter)
 
 
-async def play(first: BotSpec, second: str, turns: int = 20, seed: int = 1,
-               replay: Path | None = None) -> MatchResult:
-    spec = MatchSpec(game="rps", bots=[first, builtin("rps", second)], seed=seed,
-                     options={"turns": turns})
+async def play(
+    first: BotSpec, second: str, turns: int = 20, seed: int = 1, replay: Path | None = None
+) -> MatchResult:
+    spec = MatchSpec(
+        game="rps", bots=[first, builtin("rps", second)], seed=seed, options={"turns": turns}
+    )
     return await run_match(spec, replay_path=replay)
 
 
@@ -102,9 +104,24 @@ def test_judge_match_runs_a_program_unchanged() -> None:
     from tests.conftest import ROOT
 
     proc = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "match", "rps", str(ORIGINAL / "freq.py"), "rock",
-         "--turns", "50", "--seed", "2", "--json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "match",
+            "rps",
+            str(ORIGINAL / "freq.py"),
+            "rock",
+            "--turns",
+            "50",
+            "--seed",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

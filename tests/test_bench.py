@@ -76,11 +76,13 @@ def test_counting_tourney_takes_the_strategy_files_in_order() -> None:
 
 async def test_reference_roshambolo_agrees_with_the_judge() -> None:
     paths = [arenas.ROSHAMBOLO_DIR / "rock.py", arenas.ROSHAMBOLO_DIR / "counter.py"]
-    won = arenas.roshambolo_tourney([arenas.load(p) for p in paths], rounds=3, race_to=10,
-                                    rng=random.Random(5))
+    won = arenas.roshambolo_tourney(
+        [arenas.load(p) for p in paths], rounds=3, race_to=10, rng=random.Random(5)
+    )
     bots = [resolve(str(p), "roshambolo") for p in paths]
-    result = await run_match(MatchSpec(game="roshambolo", bots=bots, seed=5,
-                                       options={"rounds": 3, "race_to": 10}))
+    result = await run_match(
+        MatchSpec(game="roshambolo", bots=bots, seed=5, options={"rounds": 3, "race_to": 10})
+    )
     assert won == [0, 3]
     assert [p.score for p in result.players] == [0, 3]
 
@@ -94,8 +96,16 @@ def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixtu
         payload = json.loads((RESULTS_DIR / f"{item}-quick.json").read_text())
         assert payload["quick"] is True and payload["rows"], item
         assert any(row["value"] is not None for row in payload["rows"]), item
-    for label in ("1 floor", "2 overhead", "3 throughput", "4 arenas", "5 start-up",
-                  "6 deadline", "7 scale", "9 bot CPU"):
+    for label in (
+        "1 floor",
+        "2 overhead",
+        "3 throughput",
+        "4 arenas",
+        "5 start-up",
+        "6 deadline",
+        "7 scale",
+        "9 bot CPU",
+    ):
         assert label in table
     deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]
     # The bench's deadline bots really are slow: 1,100 ms answers are disqualified.

@@ -70,21 +70,39 @@ def test_command_string_and_builtins() -> None:
 
 # -- no host path from a bot's command line (issue 11 §2) ------------------------------------
 
-@pytest.mark.parametrize("command", [
-    "./bot /srv/judge-data", "python3 /home/alice/bot.py", "/root/.cargo/bin/mybot",
-    "../other-bot/bot", "./bot ../../judge.sqlite3", "node --require=/srv/x bot.js",
-    "cc -I/root/include -o bot main.c", 'sh -c "cat /var/lib/judge/db"', "~/bin/bot",
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "./bot /srv/judge-data",
+        "python3 /home/alice/bot.py",
+        "/root/.cargo/bin/mybot",
+        "../other-bot/bot",
+        "./bot ../../judge.sqlite3",
+        "node --require=/srv/x bot.js",
+        "cc -I/root/include -o bot main.c",
+        'sh -c "cat /var/lib/judge/db"',
+        "~/bin/bot",
+    ],
+)
 def test_commands_naming_host_paths_are_refused(command: str) -> None:
     with pytest.raises(BotError, match=r"cannot be used: .* (outside|leads out|home)"):
         check_command(command)
 
 
-@pytest.mark.parametrize("command", [
-    "./bot", "python3 bot.py --fast", "/usr/bin/python3 -u bot.py", "node lib/main.js",
-    "cc -O2 -o bot main.c", "make", "sh -c 'cp -R src \"$HOME/w\" && make -C \"$HOME/w\"'",
-    "java -cp classes:lib/x.jar Main",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "./bot",
+        "python3 bot.py --fast",
+        "/usr/bin/python3 -u bot.py",
+        "node lib/main.js",
+        "cc -O2 -o bot main.c",
+        "make",
+        'sh -c \'cp -R src "$HOME/w" && make -C "$HOME/w"\'',
+        "java -cp classes:lib/x.jar Main",
+    ],
+)
 def test_commands_inside_the_box_or_the_system_are_accepted(command: str) -> None:
     assert check_command(command) == shlex.split(command)
 

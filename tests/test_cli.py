@@ -14,15 +14,29 @@ from tests.conftest import ROOT
 
 def judge(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, cwd=cwd,
+        [sys.executable, "-m", "judge.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
         timeout=120,
     )
 
 
 def test_match_json_result_and_replay(tmp_path: Path) -> None:
     replay = tmp_path / "out.replay"
-    proc = judge("match", "rps", "rock", "paper", "--turns", "50", "--seed", "7",
-                 "--replay", str(replay), "--json")
+    proc = judge(
+        "match",
+        "rps",
+        "rock",
+        "paper",
+        "--turns",
+        "50",
+        "--seed",
+        "7",
+        "--replay",
+        str(replay),
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["game"] == "rps" and result["seed"] == 7 and result["turns"] == 50
@@ -48,8 +62,15 @@ def test_replay_plain_is_the_seed_format(tmp_path: Path) -> None:
 
 
 def test_match_between_languages() -> None:
-    proc = judge("match", "rps", "./bots/examples/c/rps_bot", "node bots/examples/js/rps.js",
-                 "--turns", "30", "--json")
+    proc = judge(
+        "match",
+        "rps",
+        "./bots/examples/c/rps_bot",
+        "node bots/examples/js/rps.js",
+        "--turns",
+        "30",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert [p["outcome"] for p in result["players"]] == ["ok", "ok"]

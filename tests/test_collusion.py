@@ -32,13 +32,16 @@ CHANCE_CEILING = 20  # wins out of 30 at a third each: mean 10, sd 2.6; 20 is 3.
 
 
 def colluder(role: str, *args: str) -> BotSpec:
-    return BotSpec(name=f"{role}", argv=(sys.executable, "-S", str(COLLUDER), role, *args),
-                   cwd=COLLUDER.parent, box=COLLUDER.parent)
+    return BotSpec(
+        name=f"{role}",
+        argv=(sys.executable, "-S", str(COLLUDER), role, *args),
+        cwd=COLLUDER.parent,
+        box=COLLUDER.parent,
+    )
 
 
 def spec(a: BotSpec, b: BotSpec, turns: int = TURNS) -> MatchSpec:
-    return MatchSpec(game="rps", bots=[a, b], options={"turns": turns}, seed=1,
-                     turn_deadline=5.0)
+    return MatchSpec(game="rps", bots=[a, b], options={"turns": turns}, seed=1, turn_deadline=5.0)
 
 
 def receiver_wins(result: MatchResult) -> int:
@@ -77,8 +80,10 @@ def strongest() -> str:
 
 async def in_one_match(layer: str, channel: str) -> tuple[int, MatchResult]:
     k = secrets.randbelow(3)
-    result = await run_match(spec(colluder("send", channel, str(k)), colluder("receive", channel)),
-                             sandbox=sandbox_for(layer))
+    result = await run_match(
+        spec(colluder("send", channel, str(k)), colluder("receive", channel)),
+        sandbox=sandbox_for(layer),
+    )
     return receiver_wins(result), result
 
 
@@ -94,11 +99,15 @@ async def across_two_matches(layer: str, channel: str) -> tuple[int, MatchResult
 
     async with trio.open_nursery() as nursery:
         # The sender takes 30 ms a turn: its match lasts well beyond the receiver's.
-        nursery.start_soon(play, "sender", spec(colluder("send", channel, str(k)),
-                                                colluder("const", "0"), turns=4 * TURNS))
+        nursery.start_soon(
+            play,
+            "sender",
+            spec(colluder("send", channel, str(k)), colluder("const", "0"), turns=4 * TURNS),
+        )
         await trio.sleep(0.5)  # the sender has signalled by the time the receiver looks
-        nursery.start_soon(play, "receiver", spec(colluder("const", str(k)),
-                                                  colluder("receive", channel)))
+        nursery.start_soon(
+            play, "receiver", spec(colluder("const", str(k)), colluder("receive", channel))
+        )
     sender = results["sender"].players[0]
     assert sender.outcome == "ok" and sender.response.count == 4 * TURNS, sender
     return receiver_wins(results["receiver"]), results["receiver"]

@@ -85,7 +85,9 @@ def test_valid_forms() -> None:
 
 def match(*bots: str, rounds: int = 10) -> MatchSpec:
     return MatchSpec(
-        game="counting", bots=[resolve(b, "counting") for b in bots], seed=2,
+        game="counting",
+        bots=[resolve(b, "counting") for b in bots],
+        seed=2,
         options={"rounds": rounds},
     )
 
@@ -153,12 +155,15 @@ async def test_invalid_values_disqualify_only_that_bot(
 
 
 def arena_state(seats: int, rounds: int, runs: int = 1) -> Counting:
-    return Counting(seats=seats, options=CountingOptions(rounds=rounds, runs=runs),
-                    rng=random.Random(0))
+    return Counting(
+        seats=seats, options=CountingOptions(rounds=rounds, runs=runs), rng=random.Random(0)
+    )
 
 
 @given(
-    st.integers(3, 5), st.integers(1, 2), st.integers(1, 4),
+    st.integers(3, 5),
+    st.integers(1, 2),
+    st.integers(1, 4),
     st.randoms(use_true_random=False),
 )
 def test_the_arena_plays_every_pairing_run_as_its_own_game(
@@ -189,8 +194,9 @@ def test_the_arena_plays_every_pairing_run_as_its_own_game(
                     expected.append(news)
             assert lines[1:] == expected
             answers[seat] = [rng.randint(1, 100) for _ in expected]
-        orders = {s: state.parse_order(s, [str(v) for v in values])
-                  for s, values in answers.items()}
+        orders = {
+            s: state.parse_order(s, [str(v) for v in values]) for s, values in answers.items()
+        }
         line = state.apply(orders)
         for run, i, j in games:
             k = run * (seats - 1)
@@ -253,22 +259,30 @@ def test_arena_disqualified_seat_forfeits_its_games_and_the_rest_play_on() -> No
 
 def arena(*bots: str, rounds: int, runs: int = 1) -> MatchSpec:
     return MatchSpec(
-        game="counting", bots=[resolve(b, "counting") for b in bots], seed=4,
+        game="counting",
+        bots=[resolve(b, "counting") for b in bots],
+        seed=4,
         options={"rounds": rounds, "runs": runs},
     )
 
 
 ARENA_BOTS = (
-    str(ORIGINAL / "ct_legacy.py"), "naive", str(ORIGINAL / "ct_mutates.py"), "tit_for_tat",
-    str(ORIGINAL / "ct_float.py"), "grim_trigger", "crab",
+    str(ORIGINAL / "ct_legacy.py"),
+    "naive",
+    str(ORIGINAL / "ct_mutates.py"),
+    "tit_for_tat",
+    str(ORIGINAL / "ct_float.py"),
+    "grim_trigger",
+    "crab",
 )
 
 
 async def test_an_arena_match_gives_what_separate_matches_give(tmp_path: Path) -> None:
     # Real processes: built-in bots and original-style files through the adapter, which
     # keeps a module instance and a history per game, so each game is a match of its own.
-    result = await run_match(arena(*ARENA_BOTS, rounds=12, runs=2),
-                             replay_path=tmp_path / "arena.replay")
+    result = await run_match(
+        arena(*ARENA_BOTS, rounds=12, runs=2), replay_path=tmp_path / "arena.replay"
+    )
     assert [p.outcome for p in result.players] == ["ok"] * len(ARENA_BOTS)
     assert result.turns == 12
     scores = [0.0] * len(ARENA_BOTS)

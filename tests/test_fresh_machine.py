@@ -41,8 +41,11 @@ def without_bubblewrap(tmp_path: Path, argv: list[str]) -> list[str]:
 
 def clean_path() -> str:
     """The judge's PATH without any directory that holds a bwrap."""
-    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and not (Path(d) / "bwrap").exists() and d not in ("/usr/bin", "/bin")]
+    dirs = [
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "bwrap").exists() and d not in ("/usr/bin", "/bin")
+    ]
     return os.pathsep.join([str(Path(sys.executable).parent), *dirs])
 
 
@@ -89,8 +92,14 @@ def test_hostile_bot_is_contained_without_bubblewrap(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": clean_path()}
     env.pop("BOTJUDGE_SANDBOX", None)
     try:
-        proc = subprocess.run(without_bubblewrap(tmp_path, argv), capture_output=True, text=True,
-                              timeout=120, cwd=ROOT, env=env)
+        proc = subprocess.run(
+            without_bubblewrap(tmp_path, argv),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            env=env,
+        )
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout)
         time.sleep(0.5)  # a daemon that escaped would still be sleeping now
@@ -112,15 +121,25 @@ def test_hostile_bot_is_contained_without_bubblewrap(tmp_path: Path) -> None:
 
 
 def test_below_namespaces_the_cli_warns_and_shows_the_layer() -> None:
-    proc = subprocess.run([*JUDGE, "match", "rps", "rock", "paper", "--turns", "2",
-                           "--sandbox", "base"], capture_output=True, text=True, timeout=60,
-                          cwd=ROOT, env={**os.environ, "COLUMNS": "120"})
+    proc = subprocess.run(
+        [*JUDGE, "match", "rps", "rock", "paper", "--turns", "2", "--sandbox", "base"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "120"},
+    )
     assert proc.returncode == 0, proc.stderr
     warning = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "'base'" in warning[0] and "network" in warning[0], proc.stderr
     assert "sandbox: base" in proc.stdout
-    proc = subprocess.run([*JUDGE, "match", "rps", "rock", "paper", "--turns", "2"],
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(
+        [*JUDGE, "match", "rps", "rock", "paper", "--turns", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert "warning:" not in proc.stderr
 
 
@@ -128,8 +147,14 @@ def test_serve_refuses_below_namespaces_unless_told(tmp_path: Path) -> None:
     from tests.server_helpers import running_server
 
     env = {**os.environ, "BOTJUDGE_SANDBOX": "base"}
-    refused = subprocess.run([*JUDGE, "serve", "--port", "0", "--data", str(tmp_path / "a")],
-                             capture_output=True, text=True, timeout=60, cwd=ROOT, env=env)
+    refused = subprocess.run(
+        [*JUDGE, "serve", "--port", "0", "--data", str(tmp_path / "a")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
     assert refused.returncode == 2
     assert "refusing to serve" in refused.stderr and "--sandbox base" in refused.stderr
     with running_server(tmp_path / "b", "--sandbox", "base") as server:

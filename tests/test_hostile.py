@@ -36,7 +36,12 @@ HOSTILE = Path(__file__).parent / "bots" / "hostile"
 LAYERS = ("base", "namespaces", "cgroups")
 CONTAINING = ("namespaces", "cgroups")  # layers that hide the host
 LIMITS = SandboxLimits(
-    cpu_seconds=30, file_size_mb=16, open_files=64, memory_mb=256, pids=64, tmp_mb=8,
+    cpu_seconds=30,
+    file_size_mb=16,
+    open_files=64,
+    memory_mb=256,
+    pids=64,
+    tmp_mb=8,
     address_space_mb=512,
 )
 HOSTILE_TURNS = 20
@@ -109,8 +114,9 @@ class Scene:
             full = (sys.executable, "-S", "-s", str(self.box / program), *argv[1:])
         else:
             full = (str(self.box / program), *argv[1:])
-        return BotSpec(name=f"hostile-{'-'.join(argv)}", argv=full, cwd=self.box, box=self.box,
-                       env=self.env())
+        return BotSpec(
+            name=f"hostile-{'-'.join(argv)}", argv=full, cwd=self.box, box=self.box, env=self.env()
+        )
 
     def connections(self, listener: socket.socket) -> int:
         listener.setblocking(False)
@@ -125,8 +131,12 @@ class Scene:
 
     def escaped_files(self) -> list[Path]:
         names = [f"hostile-{self.token}", f"fill-{self.token}.bin"]
-        return [d / n for d in (self.outside, Path("/tmp"), Path("/dev/shm")) for n in names
-                if (d / n).exists()]
+        return [
+            d / n
+            for d in (self.outside, Path("/tmp"), Path("/dev/shm"))
+            for n in names
+            if (d / n).exists()
+        ]
 
     def close(self) -> None:
         self.tcp.close()
@@ -188,11 +198,17 @@ async def play(scene: Scene, layer: str, hostile: BotSpec) -> MatchResult:
         return builtin_spec("rps", name).model_copy(update={"env": marked})
 
     hostile_spec = MatchSpec(
-        game="rps", bots=[hostile, builtin("paper")], seed=1,
-        options={"turns": HOSTILE_TURNS}, turn_deadline=1.0, startup_allowance=2.0,
+        game="rps",
+        bots=[hostile, builtin("paper")],
+        seed=1,
+        options={"turns": HOSTILE_TURNS},
+        turn_deadline=1.0,
+        startup_allowance=2.0,
     )
     control_spec = MatchSpec(
-        game="rps", bots=[builtin("rock"), builtin("cycle")], seed=2,
+        game="rps",
+        bots=[builtin("rock"), builtin("cycle")],
+        seed=2,
         options={"turns": CONTROL_TURNS},
     )
     results: dict[str, MatchResult] = {}
@@ -307,11 +323,15 @@ async def test_open_files_without_bound(scene: Scene, layer: str) -> None:
 @pytest.fixture
 def bomb_layer(layer: str) -> str:
     if layer == "base":
-        pytest.skip("base layer: no process limit (a root judge's bots run as root, and "
-                    "RLIMIT_NPROC ignores root): a fork bomb would exhaust the machine's pids")
+        pytest.skip(
+            "base layer: no process limit (a root judge's bots run as root, and "
+            "RLIMIT_NPROC ignores root): a fork bomb would exhaust the machine's pids"
+        )
     if layer == "namespaces" and os.geteuid() != 0:
-        pytest.skip("namespaces layer without root: no uid of its own, so no process limit; "
-                    "a fork bomb would exhaust this user's processes")
+        pytest.skip(
+            "namespaces layer without root: no uid of its own, so no process limit; "
+            "a fork bomb would exhaust this user's processes"
+        )
     return layer
 
 
@@ -383,5 +403,3 @@ async def test_flood_stderr(scene: Scene, layer: str) -> None:
     assert outcome(result) == "ok"
     assert len(stderr(result)) < 16_384
     assert "bytes dropped" in stderr(result)
-
-

@@ -172,12 +172,16 @@ def test_the_core_names_no_game() -> None:
             id(node.body[0].value)
             for node in ast.walk(tree)
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.body and isinstance(node.body[0], ast.Expr)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
             and isinstance(node.body[0].value, ast.Constant)
         }
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and id(node) not in docstrings:
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+            ):
                 words = set(re.findall(r"[a-z]+", node.value))
                 if words & names:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")

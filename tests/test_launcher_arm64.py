@@ -42,7 +42,9 @@ NOT_A_PID = "4194305"  # above the largest pid_max
 def _cross_compile(flags: tuple[str, ...], target: Path, extra: tuple[str, ...] = ()) -> None:
     proc = subprocess.run(
         [CROSS_CC, *flags, *extra, "-o", str(target), str(launcher.SOURCE)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     if proc.returncode != 0 and ("No such file" in proc.stderr or "cannot find" in proc.stderr):
         pytest.skip(f"the cross compiler lacks arm64 headers or libc: {proc.stderr.strip()}")
@@ -74,8 +76,12 @@ def builds(arm_nolibc: Path, arm_dir: Path) -> dict[str, list[str]]:
 
 def run(prefix: list[str], args: list[str], **kwargs: object) -> Result:
     proc = subprocess.run(
-        [*prefix, *args], capture_output=True, text=True, timeout=30,
-        stdin=subprocess.DEVNULL, **kwargs,  # type: ignore[call-overload]
+        [*prefix, *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        **kwargs,  # type: ignore[call-overload]
     )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -97,15 +103,16 @@ def test_nolibc_build_is_a_static_aarch64_elf_without_libc(arm_nolibc: Path) -> 
     assert data[4] == 2 and data[5] == 1, "not 64-bit little-endian"
     e_type, e_machine = struct.unpack_from("<HH", data, 16)
     assert (e_type, e_machine) == (2, 183), "not an AArch64 ET_EXEC"
-    phoff, = struct.unpack_from("<Q", data, 32)
+    (phoff,) = struct.unpack_from("<Q", data, 32)
     phentsize, phnum = struct.unpack_from("<HH", data, 54)
     segment_types = {struct.unpack_from("<I", data, phoff + i * phentsize)[0] for i in range(phnum)}
     assert 3 not in segment_types and 2 not in segment_types, "has PT_INTERP or PT_DYNAMIC"
     nm = shutil.which("aarch64-linux-gnu-nm")
     if nm is None:
         pytest.skip("aarch64-linux-gnu-nm is missing")
-    symbols = subprocess.run([nm, str(arm_nolibc)], capture_output=True, text=True,
-                             check=True).stdout.split("\n")
+    symbols = subprocess.run(
+        [nm, str(arm_nolibc)], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     names = {line.split()[-1] for line in symbols if line.strip()}
     assert "_start" in names and "launcher_start" in names
     assert not [line for line in symbols if line.split()[:1] == ["U"]], "undefined symbols"
@@ -113,32 +120,70 @@ def test_nolibc_build_is_a_static_aarch64_elf_without_libc(arm_nolibc: Path) -> 
 
 
 CASES: list[tuple[str, list[str], Result]] = [
-    ("rlimits",
-     ["-r", "nofile:64:64", "-r", "core:0:0", "-r", "cpu:5:7", "-r", "fsize:1000:-1", "--",
-      "/bin/sh", "-c", "ulimit -n; ulimit -c; ulimit -t; ulimit -H -t; ulimit -f; ulimit -H -f"],
-     (0, "64\n0\n5\n7\n1\nunlimited\n", "")),
+    (
+        "rlimits",
+        [
+            "-r",
+            "nofile:64:64",
+            "-r",
+            "core:0:0",
+            "-r",
+            "cpu:5:7",
+            "-r",
+            "fsize:1000:-1",
+            "--",
+            "/bin/sh",
+            "-c",
+            "ulimit -n; ulimit -c; ulimit -t; ulimit -H -t; ulimit -f; ulimit -H -f",
+        ],
+        (0, "64\n0\n5\n7\n1\nunlimited\n", ""),
+    ),
     ("chdir", ["-c", "/tmp", "--", "/bin/sh", "-c", "pwd"], (0, "/tmp\n", "")),
-    ("chdir to a missing dir", ["-c", "/nonexistent-dir", "--", "/bin/true"],
-     (127, "", "launcher: chdir /nonexistent-dir: No such file or directory\n")),
-    ("unknown option", ["-x", "--", "/bin/true"],
-     (127, "", "launcher: usage -x: Invalid argument\n")),
+    (
+        "chdir to a missing dir",
+        ["-c", "/nonexistent-dir", "--", "/bin/true"],
+        (127, "", "launcher: chdir /nonexistent-dir: No such file or directory\n"),
+    ),
+    (
+        "unknown option",
+        ["-x", "--", "/bin/true"],
+        (127, "", "launcher: usage -x: Invalid argument\n"),
+    ),
     ("option without its value", ["-r"], (127, "", "launcher: usage -r: Invalid argument\n")),
-    ("bad rlimit", ["-r", "bogus:1:1", "--", "/bin/true"],
-     (127, "", "launcher: bad rlimit bogus:1:1: Invalid argument\n")),
+    (
+        "bad rlimit",
+        ["-r", "bogus:1:1", "--", "/bin/true"],
+        (127, "", "launcher: bad rlimit bogus:1:1: Invalid argument\n"),
+    ),
     ("no program", ["-n", "--"], (127, "", "launcher: usage no program: Invalid argument\n")),
-    ("missing program", ["--", "/nonexistent/program"],
-     (127, "", "launcher: cannot run /nonexistent/program: No such file or directory\n")),
-    ("program not on PATH", ["no-such-program-botjudge"],
-     (127, "", "launcher: cannot run no-such-program-botjudge: No such file or directory\n")),
+    (
+        "missing program",
+        ["--", "/nonexistent/program"],
+        (127, "", "launcher: cannot run /nonexistent/program: No such file or directory\n"),
+    ),
+    (
+        "program not on PATH",
+        ["no-such-program-botjudge"],
+        (127, "", "launcher: cannot run no-such-program-botjudge: No such file or directory\n"),
+    ),
     ("exit status", ["--", "/bin/sh", "-c", "exit 42"], (42, "", "")),
     ("killed by a signal", ["--", "/bin/sh", "-c", "kill -TERM $$"], (-15, "", "")),
-    ("no_new_privs", ["-n", "--", "/bin/sh", "-c", "grep NoNewPrivs /proc/self/status"],
-     (0, "NoNewPrivs:\t1\n", "")),
-    ("bad -p", ["-p", "x1", "--", "/bin/true"],
-     (127, "", "launcher: bad -p x1: Invalid argument\n")),
+    (
+        "no_new_privs",
+        ["-n", "--", "/bin/sh", "-c", "grep NoNewPrivs /proc/self/status"],
+        (0, "NoNewPrivs:\t1\n", ""),
+    ),
+    (
+        "bad -p",
+        ["-p", "x1", "--", "/bin/true"],
+        (127, "", "launcher: bad -p x1: Invalid argument\n"),
+    ),
     ("judge already gone (-p)", ["-p", NOT_A_PID, "--", "/bin/echo", "started"], (127, "", "")),
-    ("judge alive (-p)", ["-p", str(os.getpid()), "--", "/bin/echo", "started"],
-     (0, "started\n", "")),
+    (
+        "judge alive (-p)",
+        ["-p", str(os.getpid()), "--", "/bin/echo", "started"],
+        (0, "started\n", ""),
+    ),
 ]
 
 
@@ -147,8 +192,9 @@ def test_same_as_native(builds: dict[str, list[str]], args: list[str], expected:
     assert assert_same(run_all(builds, args)) == expected
 
 
-def test_script_without_shebang_and_path_search(builds: dict[str, list[str]],
-                                                tmp_path: Path) -> None:
+def test_script_without_shebang_and_path_search(
+    builds: dict[str, list[str]], tmp_path: Path
+) -> None:
     script = tmp_path / "plain.sh"
     script.write_text('echo plain "$@"\n')
     script.chmod(0o755)
@@ -165,11 +211,16 @@ def test_moves_pipes_onto_stdin_and_stdout(builds: dict[str, list[str]]) -> None
         out_r, out_w = os.pipe()
         os.write(in_w, b"ping\n")
         os.close(in_w)
-        shell = (f'read line; echo "got $line"; for fd in {in_r} {out_w}; do '
-                 f'test -e /proc/$$/fd/$fd && echo "fd $fd still open"; done; exit 0')
+        shell = (
+            f'read line; echo "got $line"; for fd in {in_r} {out_w}; do '
+            f'test -e /proc/$$/fd/$fd && echo "fd $fd still open"; done; exit 0'
+        )
         try:
-            result = run(prefix, ["-i", f"{in_r}:{out_w}", "--", "/bin/sh", "-c", shell],
-                         pass_fds=(in_r, out_w))
+            result = run(
+                prefix,
+                ["-i", f"{in_r}:{out_w}", "--", "/bin/sh", "-c", shell],
+                pass_fds=(in_r, out_w),
+            )
         finally:
             os.close(in_r)
             os.close(out_w)
@@ -190,8 +241,12 @@ def test_parent_death_kills_the_bot(builds: dict[str, list[str]]) -> None:
             "print(int(bot.stdout.readline()), flush=True)\n"
         )
         # The bot inherits the middle process's stderr: EOF there means the bot is gone.
-        middle = subprocess.Popen([sys.executable, "-c", middle_code], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        middle = subprocess.Popen(
+            [sys.executable, "-c", middle_code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
         assert middle.stdout is not None and middle.stderr is not None
         bot = int(middle.stdout.readline())
         try:
@@ -231,9 +286,19 @@ def test_drops_every_capability(builds: dict[str, list[str]]) -> None:
 
 @root_only
 def test_drops_to_a_uid(builds: dict[str, list[str]]) -> None:
-    ids = assert_same(run_all(builds, [
-        "-u", "65534:65534", "--", "/bin/sh", "-c",
-        "id -u; id -g; id -G; grep ^CapEff /proc/self/status"]))
+    ids = assert_same(
+        run_all(
+            builds,
+            [
+                "-u",
+                "65534:65534",
+                "--",
+                "/bin/sh",
+                "-c",
+                "id -u; id -g; id -G; grep ^CapEff /proc/self/status",
+            ],
+        )
+    )
     assert ids == (0, "65534\n65534\n65534\nCapEff:\t0000000000000000\n", "")
 
 
@@ -257,12 +322,19 @@ def v2_cgroup() -> Iterator[Path]:
 def test_enters_a_v2_cgroup(builds: dict[str, list[str]], v2_cgroup: Path) -> None:
     """Natively by clone3(CLONE_INTO_CGROUP) and a relay; qemu 7.2 lacks clone3, so there the
     launcher takes its fallback (cgroup.procs)."""
-    result = assert_same(run_all(builds, ["-G", str(v2_cgroup), "--", "/bin/sh", "-c",
-                                          "grep ^0:: /proc/self/cgroup; exit 5"]))
+    result = assert_same(
+        run_all(
+            builds,
+            ["-G", str(v2_cgroup), "--", "/bin/sh", "-c", "grep ^0:: /proc/self/cgroup; exit 5"],
+        )
+    )
     assert result == (5, f"0::/{v2_cgroup.name}\n", "")
     missing = assert_same(run_all(builds, ["-G", f"{v2_cgroup}-missing", "--", "/bin/true"]))
     assert missing == (
-        127, "", f"launcher: opening cgroup {v2_cgroup}-missing: No such file or directory\n")
+        127,
+        "",
+        f"launcher: opening cgroup {v2_cgroup}-missing: No such file or directory\n",
+    )
 
 
 def test_supervise_kills_the_bots_tree(builds: dict[str, list[str]]) -> None:
@@ -278,9 +350,16 @@ def test_landlock(builds: dict[str, list[str]], tmp_path: Path) -> None:
     writable = tmp_path / "writable"
     writable.mkdir()
     outside = tmp_path / "outside"
-    args = ["-L", "-w", str(writable), "--", "/bin/sh", "-c",
-            f"echo x 2>/dev/null > {outside} && echo outside; "
-            f"echo y > {writable}/inside && echo inside"]
+    args = [
+        "-L",
+        "-w",
+        str(writable),
+        "--",
+        "/bin/sh",
+        "-c",
+        f"echo x 2>/dev/null > {outside} && echo outside; "
+        f"echo y > {writable}/inside && echo inside",
+    ]
     native = run(builds["native"], args)
     if native[1] != "inside\n":
         pytest.skip(f"the kernel applies no Landlock here: {native}")
@@ -288,8 +367,10 @@ def test_landlock(builds: dict[str, list[str]], tmp_path: Path) -> None:
         outside.unlink(missing_ok=True)
         result = run(builds[name], args)
         if result == (0, "outside\ninside\n", ""):
-            pytest.skip("qemu-user does not pass Landlock through (the launcher skips it on "
-                        "ENOSYS, as on a kernel without Landlock)")
+            pytest.skip(
+                "qemu-user does not pass Landlock through (the launcher skips it on "
+                "ENOSYS, as on a kernel without Landlock)"
+            )
         assert result == native, name
 
 

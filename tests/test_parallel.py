@@ -16,13 +16,21 @@ from tests.conftest import builtin, misbehaving, rps_spec
 
 
 async def test_results_come_back_in_spec_order_from_several_workers(tmp_path: Path) -> None:
-    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=5, seed=i,
-                      match_id=f"m{i}") for i in range(5)]
+    specs = [
+        rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=5, seed=i, match_id=f"m{i}")
+        for i in range(5)
+    ]
     seen: list[int] = []
     stats = ParallelStats()
-    results = await run_matches(specs, workers=2, per_worker=2, sandbox_layer="none",
-                                replay_dir=tmp_path, on_result=lambda i, _: seen.append(i),
-                                stats=stats)
+    results = await run_matches(
+        specs,
+        workers=2,
+        per_worker=2,
+        sandbox_layer="none",
+        replay_dir=tmp_path,
+        on_result=lambda i, _: seen.append(i),
+        stats=stats,
+    )
     assert [r.match_id for r in results] == [f"m{i}" for i in range(5)]
     assert all(r.winner == 1 and r.summary == "0-5" for r in results)
     assert sorted(seen) == list(range(5))
@@ -79,8 +87,9 @@ async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Pat
     everywhere = f"cpus {sorted(os.sched_getaffinity(0))}"
 
     async def bots_cpus(pin: bool, stats: ParallelStats) -> set[str]:
-        results = await run_matches(specs, workers=2, per_worker=1, sandbox_layer="none",
-                                    pin_cpus=pin, stats=stats)
+        results = await run_matches(
+            specs, workers=2, per_worker=1, sandbox_layer="none", pin_cpus=pin, stats=stats
+        )
         assert [r.summary for r in results] == ["0-3"] * 4
         return {r.players[1].stderr.strip() for r in results}
 
@@ -104,7 +113,7 @@ async def test_pinned_workers_take_a_cpu_each_and_so_do_their_bots(tmp_path: Pat
 
 POLICY_BOT = reporting_bot(
     '"bot %d judge %d" % (os.sched_getscheduler(0) & ~os.SCHED_RESET_ON_FORK, '
-    'os.sched_getscheduler(os.getppid()) & ~os.SCHED_RESET_ON_FORK)'
+    "os.sched_getscheduler(os.getppid()) & ~os.SCHED_RESET_ON_FORK)"
 )
 
 
@@ -119,8 +128,9 @@ async def test_a_pinned_judge_and_its_bots_are_batch_scheduled(tmp_path: Path) -
 
     async def reports(pin: bool) -> set[str]:
         stats = ParallelStats()
-        results = await run_matches(specs, workers=1, per_worker=1, sandbox_layer="none",
-                                    pin_cpus=pin, stats=stats)
+        results = await run_matches(
+            specs, workers=1, per_worker=1, sandbox_layer="none", pin_cpus=pin, stats=stats
+        )
         assert [r.summary for r in results] == ["0-3"] * 2
         if pin and not any(len(cpus) == 1 for cpus in stats.worker_cpus.values()):
             pytest.skip("another judge holds every CPU")
@@ -133,13 +143,15 @@ async def test_a_pinned_judge_and_its_bots_are_batch_scheduled(tmp_path: Path) -
 async def test_a_worker_context_kept_open_serves_several_calls() -> None:
     import trio_parallel  # type: ignore[import-untyped]
 
-    specs = [rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=2, seed=i)
-             for i in range(2)]
+    specs = [
+        rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=2, seed=i) for i in range(2)
+    ]
     first, second = ParallelStats(), ParallelStats()
     async with trio_parallel.open_worker_context() as context:
         for stats in (first, second):
-            results = await run_matches(specs, workers=1, sandbox_layer="none", stats=stats,
-                                        worker_context=context)
+            results = await run_matches(
+                specs, workers=1, sandbox_layer="none", stats=stats, worker_context=context
+            )
             assert [r.summary for r in results] == ["0-2", "0-2"]
     # The second call found the first call's worker still there.
     assert first.worker_pids == second.worker_pids and len(first.worker_pids) == 1

@@ -24,7 +24,11 @@ class Terminal:
         self.master, slave = os.openpty()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "play", *args],
-            stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, close_fds=True,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=ROOT,
+            close_fds=True,
             start_new_session=True,
         )
         os.close(slave)
@@ -153,7 +157,12 @@ def test_usage_errors(args: list[str]) -> None:
 
 
 def test_needs_a_terminal() -> None:
-    proc = subprocess.run([sys.executable, "-m", "judge.cli", "play", "rps"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "play", "rps"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "needs a terminal" in proc.stderr

@@ -21,8 +21,15 @@ from replays.writer import ReplayWriter
 from tests.replay_matches import record_sync
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium")
 
@@ -44,10 +51,14 @@ class Page:
         self.page = browser.new_page()
         self.problems: list[str] = []
         self.page.on("pageerror", lambda exc: self.problems.append(f"pageerror: {exc}"))
-        self.page.on("console", lambda msg: msg.type == "error" and self.problems.append(
-            f"console: {msg.text}"))
-        self.page.on("dialog", lambda dialog: (self.problems.append(f"dialog: {dialog.message}"),
-                                               dialog.dismiss()))
+        self.page.on(
+            "console",
+            lambda msg: msg.type == "error" and self.problems.append(f"console: {msg.text}"),
+        )
+        self.page.on(
+            "dialog",
+            lambda dialog: (self.problems.append(f"dialog: {dialog.message}"), dialog.dismiss()),
+        )
 
     def turn(self) -> int:
         return int(self.page.get_attribute("#replay", "data-turn") or "-1")
@@ -93,8 +104,9 @@ def test_stepping_through_an_exported_rps_match(browser: Any, tmp_path: Path) ->
     assert page.inner_text(".jr-line") == lines[2]
     page.keyboard.press("ArrowLeft")
     view.wait_turn(2)
-    page.eval_on_selector("input[type=range]",
-                          "el => { el.value = '30'; el.dispatchEvent(new Event('input')); }")
+    page.eval_on_selector(
+        "input[type=range]", "el => { el.value = '30'; el.dispatchEvent(new Event('input')); }"
+    )
     view.wait_turn(30)
     assert page.inner_text(".jr-line") == lines[29]
     page.select_option("select", "100")
@@ -151,8 +163,13 @@ def test_names_are_shown_as_text_never_as_html(browser: Any, tmp_path: Path) -> 
     replay = tmp_path / "evil.replay"
     evil = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script><!--"]
     writer = ReplayWriter(replay)
-    header = {"version": 1, "game": "rps", "seed": 1, "options": {"turns": 2},
-              "players": [{"seat": i, "label": str(i + 1), "name": n} for i, n in enumerate(evil)]}
+    header = {
+        "version": 1,
+        "game": "rps",
+        "seed": 1,
+        "options": {"turns": 2},
+        "players": [{"seat": i, "label": str(i + 1), "name": n} for i, n in enumerate(evil)],
+    }
     writer("#judge-replay " + json.dumps(header) + "\n")
     writer("1 0 P R\n")
     writer.close()

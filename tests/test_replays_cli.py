@@ -52,8 +52,11 @@ def test_playback_off_a_terminal_prints_every_turn_plainly(replay: Path) -> None
     assert "\x1b[" not in proc.stdout  # no terminal codes into a pipe
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("rps · seed 3") and "random vs predictor" in lines[0]
-    turns = [ln for ln in lines if ln.strip()[:1].isdigit() and ("rock" in ln or "paper" in ln
-                                                                 or "scissors" in ln)]
+    turns = [
+        ln
+        for ln in lines
+        if ln.strip()[:1].isdigit() and ("rock" in ln or "paper" in ln or "scissors" in ln)
+    ]
     assert len(turns) == 60
     assert lines[-1].endswith(("wins", "Draw"))
 
@@ -61,8 +64,11 @@ def test_playback_off_a_terminal_prints_every_turn_plainly(replay: Path) -> None
 def test_from_starts_at_the_given_turn(replay: Path) -> None:
     proc = judge("replay", str(replay), "--from", "58")
     assert proc.returncode == 0, proc.stderr
-    numbered = [ln.split()[0] for ln in proc.stdout.splitlines()[1:] if ln.split()
-                and ln.split()[0].isdigit()]
+    numbered = [
+        ln.split()[0]
+        for ln in proc.stdout.splitlines()[1:]
+        if ln.split() and ln.split()[0].isdigit()
+    ]
     assert numbered[:3] == ["58", "59", "60"]
 
 
@@ -82,16 +88,31 @@ def test_summary_shows_players_outcomes_and_versions(dq_replay: Path) -> None:
     proc = judge("replay", str(dq_replay), "--summary")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for words in ("cycle", "misbehave-illegal", "invalid_order", "(turn 7)", "response times",
-                  "seed", "sandbox", "judge version", "format version", "compression        gzip",
-                  "checksum           ok", "turns              6"):
+    for words in (
+        "cycle",
+        "misbehave-illegal",
+        "invalid_order",
+        "(turn 7)",
+        "response times",
+        "seed",
+        "sandbox",
+        "judge version",
+        "format version",
+        "compression        gzip",
+        "checksum           ok",
+        "turns              6",
+    ):
         assert words in out, words
     proc = judge("replay", str(dq_replay), "--summary", "--json")
     data = json.loads(proc.stdout)
     assert data["complete"] and data["turns"] == 6 and data["checksum"] is True
     assert data["disqualifications"] == [
-        {"seat": 1, "turn": 7, "code": "invalid_order",
-         "reason": data["result"]["players"][1]["reason"]}
+        {
+            "seat": 1,
+            "turn": 7,
+            "code": "invalid_order",
+            "reason": data["result"]["players"][1]["reason"],
+        }
     ]
     assert data["result"]["players"][0]["response"]["count"] == 7
 
@@ -138,8 +159,10 @@ def test_export_writes_a_self_contained_page(replay: Path, tmp_path: Path) -> No
 BAD_EDITS = [
     (lambda t: t.replace('"game":"rps"', '"game":"chess"', 1), ["line 1", "unknown game 'chess'"]),
     (lambda t: t.replace('"version":1', '"version":7', 1), ["line 1", "version 7", "newer"]),
-    (lambda t: t.replace("\n", "\n#oops {}\n", 3).replace("#oops {}\n", "", 2),
-     ["line 4", "unknown line kind"]),
+    (
+        lambda t: t.replace("\n", "\n#oops {}\n", 3).replace("#oops {}\n", "", 2),
+        ["line 4", "unknown line kind"],
+    ),
     (lambda t: "\n".join(t.split("\n")[:5]) + "\n#result {broken\n", ["line 6", "invalid JSON"]),
     (lambda t: "garbage\n" + t, ["line 1", "not a judge replay"]),
 ]
@@ -161,8 +184,9 @@ def test_bad_replays_get_one_clear_line_and_exit_1(
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("mode", [["--plain"], ["--summary"], ["--verify"], ["--export", "html"],
-                                  ["--follow"]])
+@pytest.mark.parametrize(
+    "mode", [["--plain"], ["--summary"], ["--verify"], ["--export", "html"], ["--follow"]]
+)
 def test_every_mode_refuses_an_unknown_game(replay: Path, tmp_path: Path, mode: list[str]) -> None:
     edit, words = BAD_EDITS[0]
     bad = _bad(replay, tmp_path, edit)
@@ -232,7 +256,11 @@ def test_step_mode_on_a_terminal(replay: Path) -> None:
     main, child = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "judge.cli", "replay", str(replay), "--step", "--from", "3"],
-        stdin=child, stdout=child, stderr=child, cwd=ROOT, close_fds=True,
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        cwd=ROOT,
+        close_fds=True,
         env={**os.environ, "COLUMNS": "120", "TERM": "xterm"},
     )
     os.close(child)

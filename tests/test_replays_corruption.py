@@ -36,8 +36,11 @@ def originals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     async def play() -> dict[str, bytes]:
         rps, liars = folder / "rps.replay", folder / "ld.replay"
         await record(rps, "rps", seed=21)
-        bots = [builtin("liarsdice", "computer"), misbehaving("illegal", 1),
-                builtin("liarsdice", "robot")]
+        bots = [
+            builtin("liarsdice", "computer"),
+            misbehaving("illegal", 1),
+            builtin("liarsdice", "robot"),
+        ]
         await record(liars, "liarsdice", bots=bots, seed=5)
         return {"rps": rps.read_bytes(), "liarsdice": liars.read_bytes()}
 
@@ -91,8 +94,9 @@ def test_the_originals_verify(originals: dict[str, bytes], tmp_path: Path, game:
 
 
 @pytest.mark.parametrize("game", ["rps", "liarsdice"])
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_every_corruption_is_caught(
     originals: dict[str, bytes], tmp_path: Path, game: str, data: st.DataObject
@@ -116,8 +120,9 @@ def text_read(path: Path) -> bytes:
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(offset=st.integers(min_value=0), bit=st.integers(0, 7))
 def test_a_flipped_bit_in_a_compressed_replay_is_caught_or_harmless(
     originals: dict[str, bytes], tmp_path: Path, suffix: str, offset: int, bit: int

@@ -58,7 +58,10 @@ async def _follow_command(tmp_path: Path, suffix: str, *args: str) -> tuple[int,
     async def follower() -> None:
         done["proc"] = await trio.run_process(
             judge_argv("replay", str(path), "--follow", *args),
-            capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT,
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+            cwd=ROOT,
         )
 
     with trio.fail_after(90):
@@ -99,7 +102,10 @@ async def test_follow_gives_up_on_a_dead_match_after_the_idle_timeout(tmp_path: 
     path.write_bytes(b"".join(lines[:10]))  # the writer died after 9 turns
     proc = await trio.run_process(
         judge_argv("replay", str(path), "--follow", "--plain", "--idle-timeout", "0.5"),
-        capture_stdout=True, capture_stderr=True, check=False, cwd=ROOT,
+        capture_stdout=True,
+        capture_stderr=True,
+        check=False,
+        cwd=ROOT,
     )
     assert proc.returncode == 0
     assert len(proc.stdout.decode().splitlines()) == 9

@@ -20,7 +20,10 @@ from replays.writer import ReplayWriter
 from tests.replay_matches import record_sync
 
 HEADER = {
-    "version": 1, "game": "rps", "seed": 4, "options": {"turns": 3},
+    "version": 1,
+    "game": "rps",
+    "seed": 4,
+    "options": {"turns": 3},
     "players": [{"seat": 0, "label": "1", "name": "a"}, {"seat": 1, "label": "2", "name": "b"}],
 }
 
@@ -75,12 +78,15 @@ def test_a_newer_version_is_refused_clearly(tmp_path: Path) -> None:
         ("#judge-replay []\n", 1, "JSON object"),
         (header_line(players=[]), 1, "players"),
         (header_line(seed="x"), 1, "seed"),
-        (header_line() + '0 0 R R\n#dq {"seat":9,"turn":1,"code":"crash","reason":""}\n',
-         3, "seat 9 does not exist"),
-        (header_line() + "0 0 R R\n#dq {\"seat\":1}\n", 3, "#dq"),
+        (
+            header_line() + '0 0 R R\n#dq {"seat":9,"turn":1,"code":"crash","reason":""}\n',
+            3,
+            "seat 9 does not exist",
+        ),
+        (header_line() + '0 0 R R\n#dq {"seat":1}\n', 3, "#dq"),
         (header_line() + "0 0 R R\n#bogus {}\n", 3, "unknown line kind '#bogus'"),
         (header_line() + "0 0 R R\n#result nope\n", 3, "invalid JSON"),
-        (header_line() + "0 0 R R\n#result {\"extra\":1}\n", 3, "unknown field 'extra'"),
+        (header_line() + '0 0 R R\n#result {"extra":1}\n', 3, "unknown field 'extra'"),
         (header_line() + "0 0 R R\n\n", 3, "empty line"),
         (header_line() + "#judge-replay {}\n", 2, "second header"),
         (header_line() + "#Upper case\n", 2, "#<kind> {json}"),

@@ -92,7 +92,9 @@ async def test_liars_dice_goes_on_after_a_mover_is_disqualified(tmp_path: Path) 
     # so the verifier must follow the runner retrying the turn with the next mover.
     path = tmp_path / "ld.replay"
     bots = [
-        builtin("liarsdice", "computer"), misbehaving("illegal", 1), builtin("liarsdice", "robot")
+        builtin("liarsdice", "computer"),
+        misbehaving("illegal", 1),
+        builtin("liarsdice", "robot"),
     ]
     result = await record(path, "liarsdice", bots=bots, seed=5)
     assert [p.outcome for p in result.players] == ["ok", "invalid_order", "ok"]
@@ -137,7 +139,10 @@ def test_a_game_without_a_renderer_gets_the_generic_one() -> None:
     text = Renderer(header).turn(Turn(1, "0 1 R P", 2)).plain
     assert "0 1 R P" in text and "a R" in text and "b P" in text
     assert Renderer(unregistered).turn(Turn(7, "whatever it is", 8)).plain.split() == [
-        "7", "whatever", "it", "is"
+        "7",
+        "whatever",
+        "it",
+        "is",
     ]
 
 

@@ -28,8 +28,9 @@ WINS_OVER = {ROCK: SCISSORS, PAPER: ROCK, SCISSORS: PAPER}  # key beats value, f
 
 
 def new_state(seats: int = 2, *, race_to: int = 3, rounds: int = 1, seed: int = 0) -> Roshambolo:
-    state = GAME(seats=seats, options=GAME.Options(race_to=race_to, rounds=rounds),
-                 rng=random.Random(seed))
+    state = GAME(
+        seats=seats, options=GAME.Options(race_to=race_to, rounds=rounds), rng=random.Random(seed)
+    )
     assert isinstance(state, Roshambolo)
     return state
 
@@ -56,8 +57,19 @@ def play_out(state: Roshambolo, answer_of) -> tuple[list[str], dict[int, list[st
 
 
 def fields(line: str) -> dict[str, str]:
-    keys = ("game", "a", "b", "answer_a", "answer_b", "shape_a", "shape_b", "result",
-            "wins_a", "wins_b", "how")
+    keys = (
+        "game",
+        "a",
+        "b",
+        "answer_a",
+        "answer_b",
+        "shape_a",
+        "shape_b",
+        "result",
+        "wins_a",
+        "wins_b",
+        "how",
+    )
     return dict(zip(keys, line.split(" "), strict=True))
 
 
@@ -98,8 +110,20 @@ def test_then_a_coin_toss_from_the_seeded_rng() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "shape"),
-    [("1", 1), ("2", 2), ("3", 3), ("+3", 3), ("02", 2), ("0", None), ("4", None), ("-1", None),
-     ("2.7", None), ("R", None), ("two", None), ("1 2", None)],
+    [
+        ("1", 1),
+        ("2", 2),
+        ("3", 3),
+        ("+3", 3),
+        ("02", 2),
+        ("0", None),
+        ("4", None),
+        ("-1", None),
+        ("2.7", None),
+        ("R", None),
+        ("two", None),
+        ("1 2", None),
+    ],
 )
 def test_answers_are_read_with_pythons_int(answer: str, shape: int | None) -> None:
     assert shape_of(answer) == shape
@@ -311,14 +335,30 @@ def test_ties_in_games_won_share_the_rank_and_there_is_no_winner() -> None:
 
 # -- whole matches through the runner and the CLI -------------------------------------------
 def judge(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_judge_match_rock_against_counter(tmp_path: Path) -> None:
     replay = tmp_path / "r.replay"
-    proc = judge("match", "roshambolo", "rock", "counter", "--race-to", "100", "--seed", "4",
-                 "--replay", str(replay), "--json")
+    proc = judge(
+        "match",
+        "roshambolo",
+        "rock",
+        "counter",
+        "--race-to",
+        "100",
+        "--seed",
+        "4",
+        "--replay",
+        str(replay),
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["winner"] == 1 and [p["score"] for p in result["players"]] == [0, 1]
@@ -336,8 +376,12 @@ def test_judge_match_rock_against_counter(tmp_path: Path) -> None:
 
 async def test_tourney_of_rock_random_counter_ends_like_the_original() -> None:
     # rules.md §1.5: counter wins every game, rock beats random every time (200/100/0 at T=100).
-    spec = MatchSpec(game="roshambolo", seed=1, options={"race_to": 100, "rounds": 10},
-                     bots=[builtin("roshambolo", n) for n in ("rock", "random", "counter")])
+    spec = MatchSpec(
+        game="roshambolo",
+        seed=1,
+        options={"race_to": 100, "rounds": 10},
+        bots=[builtin("roshambolo", n) for n in ("rock", "random", "counter")],
+    )
     result = await run_match(spec)
     assert [p.score for p in result.players] == [10, 0, 20]
     assert [p.rank for p in result.players] == [2, 3, 1]
@@ -349,8 +393,12 @@ async def test_tourney_of_rock_random_counter_ends_like_the_original() -> None:
 async def test_replays_re_simulate_including_forfeits(tmp_path: Path, mode: str) -> None:
     first = misbehaving(mode, 3) if mode != "none" else builtin("roshambolo", "random")
     replay = tmp_path / f"{mode}.replay"
-    spec = MatchSpec(game="roshambolo", seed=6, options={"race_to": 5, "rounds": 2},
-                     bots=[first, builtin("roshambolo", "counter"), builtin("roshambolo", "rock")])
+    spec = MatchSpec(
+        game="roshambolo",
+        seed=6,
+        options={"race_to": 5, "rounds": 2},
+        bots=[first, builtin("roshambolo", "counter"), builtin("roshambolo", "rock")],
+    )
     result = await run_match(spec, replay_path=replay)
     report = verify_file(replay)
     assert report.ok, report.describe()
@@ -373,8 +421,12 @@ async def test_replays_re_simulate_including_forfeits(tmp_path: Path, mode: str)
 async def test_a_seat_that_cannot_start_forfeits_and_the_replay_verifies(tmp_path: Path) -> None:
     ghost = BotSpec(name="ghost", argv=("/nonexistent/bot",))
     replay = tmp_path / "ghost.replay"
-    spec = MatchSpec(game="roshambolo", seed=2, options={"race_to": 3, "rounds": 2},
-                     bots=[builtin("roshambolo", "rock"), ghost, builtin("roshambolo", "counter")])
+    spec = MatchSpec(
+        game="roshambolo",
+        seed=2,
+        options={"race_to": 3, "rounds": 2},
+        bots=[builtin("roshambolo", "rock"), ghost, builtin("roshambolo", "counter")],
+    )
     result = await run_match(spec, replay_path=replay)
     assert result.players[1].outcome == "start_failed"
     assert [p.rank for p in result.players] == [2, 3, 1]

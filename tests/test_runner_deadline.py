@@ -17,15 +17,17 @@ from tests.conftest import builtin, rps_spec
 
 def slow_bot(delay_ms: int, turn: int) -> BotSpec:
     path = build("slow_bot")
-    return BotSpec(name=f"slow{delay_ms}", argv=(str(path), str(delay_ms), str(turn), "1"),
-                   readonly_paths=(BUILD_DIR,))
+    return BotSpec(
+        name=f"slow{delay_ms}",
+        argv=(str(path), str(delay_ms), str(turn), "1"),
+        readonly_paths=(BUILD_DIR,),
+    )
 
 
 @pytest.mark.parametrize(("delay_ms", "outcome"), [(950, "ok"), (1050, "timeout")])
 async def test_answer_near_the_deadline_after_fast_turns(delay_ms: int, outcome: str) -> None:
     assert DEADLINE_SLACK * 1000 < 1000 - 950  # the early fire is within the margin tested
-    spec = rps_spec(builtin("rps", "scissors"), slow_bot(delay_ms, 30), turns=32,
-                    turn_deadline=1.0)
+    spec = rps_spec(builtin("rps", "scissors"), slow_bot(delay_ms, 30), turns=32, turn_deadline=1.0)
     result = await run_match(spec)
     slow = result.players[1]
     assert slow.outcome == outcome, slow.reason
@@ -61,8 +63,13 @@ async def test_a_judge_busy_past_a_waiting_turns_deadline_loses_no_match() -> No
             seen["blocked"] = True
             time.sleep(1.5)  # the whole judge stalls, as under heavy load
 
-    a = rps_spec(builtin("rps", "rock"), slow_bot(300, waiting_from + 1), turns=200,
-                 turn_deadline=1.0, startup_allowance=0.5)
+    a = rps_spec(
+        builtin("rps", "rock"),
+        slow_bot(300, waiting_from + 1),
+        turns=200,
+        turn_deadline=1.0,
+        startup_allowance=0.5,
+    )
     b = rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=3000)
     results = {}
 

@@ -58,8 +58,9 @@ async def test_every_language_plays_at_every_layer(sandbox: Sandbox, language: s
         bot = resolve(EXAMPLE_BOTS[language], "rps")
     finally:
         os.chdir(cwd)
-    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], seed=3,
-                     options={"turns": 50})
+    spec = MatchSpec(
+        game="rps", bots=[bot, builtin_spec("rps", "rock")], seed=3, options={"turns": 50}
+    )
     result = await run_match(spec, sandbox=sandbox)
     assert result.sandbox == sandbox.layer
     assert [p.outcome for p in result.players] == ["ok", "ok"], result.players
@@ -68,20 +69,26 @@ async def test_every_language_plays_at_every_layer(sandbox: Sandbox, language: s
 
 async def test_liars_dice_pauses_the_idle_bot(sandbox: Sandbox, tmp_path: Path) -> None:
     spec = MatchSpec(
-        game="liarsdice", bots=[builtin_spec("liarsdice", "computer"),
-                                builtin_spec("liarsdice", "robot")], seed=5,
+        game="liarsdice",
+        bots=[builtin_spec("liarsdice", "computer"), builtin_spec("liarsdice", "robot")],
+        seed=5,
     )
     assert spec.pause_idle
     paused = await run_match(spec, sandbox=sandbox, replay_path=tmp_path / "a.jsonl")
-    unpaused = await run_match(spec.model_copy(update={"pause_idle": False}), sandbox=sandbox,
-                               replay_path=tmp_path / "b.jsonl")
+    unpaused = await run_match(
+        spec.model_copy(update={"pause_idle": False}),
+        sandbox=sandbox,
+        replay_path=tmp_path / "b.jsonl",
+    )
     assert [p.outcome for p in paused.players] == ["ok", "ok"], paused.players
     assert paused.turns == unpaused.turns > 1
     # Pausing changes nothing the game sees: the same turns, line for line.
-    body = [line for line in (tmp_path / "a.jsonl").read_text().splitlines()
-            if not line.startswith("#")]
-    assert body == [line for line in (tmp_path / "b.jsonl").read_text().splitlines()
-                    if not line.startswith("#")]
+    body = [
+        line for line in (tmp_path / "a.jsonl").read_text().splitlines() if not line.startswith("#")
+    ]
+    assert body == [
+        line for line in (tmp_path / "b.jsonl").read_text().splitlines() if not line.startswith("#")
+    ]
 
 
 def _cpu_ticks(pids: list[int]) -> int:
@@ -159,8 +166,13 @@ async def test_cpu_seconds_backstop_kills_a_spinner(limited_layer: str) -> None:
     (SIGXCPU at the soft limit; SIGKILL a second later if the bot catches that)."""
     sandbox = sandbox_for(limited_layer, SandboxLimits(cpu_seconds=1))
     bot = BotSpec(name="spin", argv=("/bin/sh", "-c", "while :; do :; done"))
-    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
-                     turn_deadline=30.0, startup_allowance=0)
+    spec = MatchSpec(
+        game="rps",
+        bots=[bot, builtin_spec("rps", "rock")],
+        options={"turns": 3},
+        turn_deadline=30.0,
+        startup_allowance=0,
+    )
     result = await run_match(spec, sandbox=sandbox)
     assert result.players[0].outcome == "crash"
     assert result.players[0].reason == f"killed by signal {signal.SIGXCPU.value}"
@@ -180,8 +192,21 @@ def test_default_is_the_strongest_layer(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_cli_refuses_below_the_minimum_layer() -> None:
     runner = CliRunner()
-    result = runner.invoke(main, ["match", "rps", "rock", "paper", "--turns", "3",
-                                  "--sandbox", "none", "--min-sandbox", "base"])
+    result = runner.invoke(
+        main,
+        [
+            "match",
+            "rps",
+            "rock",
+            "paper",
+            "--turns",
+            "3",
+            "--sandbox",
+            "none",
+            "--min-sandbox",
+            "base",
+        ],
+    )
     assert result.exit_code == 1
     assert "sandbox layer 'none' is below the required minimum 'base'" in result.output
     assert "Traceback" not in result.output
@@ -191,9 +216,24 @@ def test_cli_records_the_layer_in_result_and_replay(tmp_path: Path) -> None:
     layer = probe().strongest
     replay = tmp_path / "m.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "match", "rps", "rock", "paper", "--turns", "3",
-         "--json", "--replay", str(replay)],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "match",
+            "rps",
+            "rock",
+            "paper",
+            "--turns",
+            "3",
+            "--json",
+            "--replay",
+            str(replay),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
         env={**os.environ, "BOTJUDGE_SANDBOX": ""},
     )
     assert proc.returncode == 0, proc.stderr
@@ -242,12 +282,15 @@ def test_bots_die_with_the_judge(sandbox: Sandbox, tmp_path: Path) -> None:
     box.mkdir()
     box.chmod(0o755)
     script = box / "spin.sh"
-    script.write_text("#!/bin/sh\n( setsid sh -c 'while :; do sleep 1; done' & )\n"
-                      "while :; do sleep 1; done\n")
+    script.write_text(
+        "#!/bin/sh\n( setsid sh -c 'while :; do sleep 1; done' & )\nwhile :; do sleep 1; done\n"
+    )
     script.chmod(0o755)
     judge = subprocess.Popen(
         [sys.executable, "-c", JUDGE_THAT_DIES, sandbox.layer, str(box)],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
     )
     try:
         assert judge.stdout is not None
@@ -275,8 +318,11 @@ def _running(pid: int) -> bool:
 
 
 MISBEHAVIOUR = {
-    "closes stdout": ("exec 1>&-; sleep 5", "closed_stdout",
-                      "closed its stdout while still running"),
+    "closes stdout": (
+        "exec 1>&-; sleep 5",
+        "closed_stdout",
+        "closed its stdout while still running",
+    ),
     "exits early": ("exit 0", "exit", "exited with status 0 before the match ended"),
     "exits with 3": ("exit 3", "crash", "exited with status 3"),
     "segfaults": ("kill -SEGV $$", "crash", "killed by signal 11"),
@@ -288,8 +334,13 @@ async def test_misbehaviour_reads_the_same_at_every_layer(sandbox: Sandbox, case
     """No wrapper of any layer holds the bot's pipes or hides how it ended."""
     script, code, reason = MISBEHAVIOUR[case]
     bot = BotSpec(name="bad", argv=("/bin/sh", "-c", script))
-    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
-                     turn_deadline=3.0, startup_allowance=0)
+    spec = MatchSpec(
+        game="rps",
+        bots=[bot, builtin_spec("rps", "rock")],
+        options={"turns": 3},
+        turn_deadline=3.0,
+        startup_allowance=0,
+    )
     result = await run_match(spec, sandbox=sandbox)
     assert (result.players[0].outcome, result.players[0].reason) == (code, reason)
 
@@ -319,15 +370,31 @@ def test_launcher_landlock_and_seccomp_hold_without_bubblewrap(tmp_path: Path) -
         "attempt('unshare', unshare_user)\n"
     )
     proc = subprocess.run(
-        [str(launcher_binary()), "-n", "-L", "-w", str(allowed), "-S", "--",
-         sys.executable, "-S", "-c", script],
-        capture_output=True, text=True, timeout=30,
+        [
+            str(launcher_binary()),
+            "-n",
+            "-L",
+            "-w",
+            str(allowed),
+            "-S",
+            "--",
+            sys.executable,
+            "-S",
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     import errno
 
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:5] == [
-        "allowed ok", f"elsewhere {errno.EACCES}", f"inet {errno.EAFNOSUPPORT}", "unix ok",
+        "allowed ok",
+        f"elsewhere {errno.EACCES}",
+        f"inet {errno.EAFNOSUPPORT}",
+        "unix ok",
         f"unshare {errno.EPERM}",
     ]
     assert not (elsewhere / "b").exists()
@@ -378,10 +445,16 @@ async def test_a_path_in_the_command_is_not_shown_to_the_bot(tmp_path: Path) -> 
     box.mkdir()
     box.chmod(0o755)
     # Exit 5 if the file named on the command line could be read, 6 if not.
-    script = ('cat "$0" >/dev/null 2>&1 && exit 5; '
-              'ls "$(dirname "$0")" >/dev/null 2>&1 && exit 4; exit 6')
+    script = (
+        'cat "$0" >/dev/null 2>&1 && exit 5; ls "$(dirname "$0")" >/dev/null 2>&1 && exit 4; exit 6'
+    )
     bot = BotSpec(name="peek", argv=("/bin/sh", "-c", script, str(secret)), cwd=box, box=box)
-    spec = MatchSpec(game="rps", bots=[bot, builtin_spec("rps", "rock")], options={"turns": 3},
-                     turn_deadline=3.0, startup_allowance=0)
+    spec = MatchSpec(
+        game="rps",
+        bots=[bot, builtin_spec("rps", "rock")],
+        options={"turns": 3},
+        turn_deadline=3.0,
+        startup_allowance=0,
+    )
     result = await run_match(spec, sandbox=sandbox_for("namespaces"))
     assert result.players[0].reason == "exited with status 6", result.players[0]

@@ -57,15 +57,17 @@ async def _answer(proc: BotProcess, message: bytes = b"ping\n") -> bytes:
         return await stdout.receive_some(4096)
 
 
-ECHO = ("/bin/sh", "-c", "read line; echo \"got $line\"; sleep 30")
+ECHO = ("/bin/sh", "-c", 'read line; echo "got $line"; sleep 30')
 
 
 async def test_cgroup_sets_are_reused_with_fresh_counters(cgroups_layer: None) -> None:
     """Bot after bot in the same cgroup directories: each starts inside all of them, an OOM
     kill or CPU used by the one before is not counted against the next."""
     sandbox = sandbox_for("cgroups", SandboxLimits(memory_mb=64, cpu_cores=0.5))
-    hog = BotSpec(name="hog", argv=(sys.executable, "-S", "-c",
-                                     "x = bytearray(200 << 20)\nimport time; time.sleep(30)"))
+    hog = BotSpec(
+        name="hog",
+        argv=(sys.executable, "-S", "-c", "x = bytearray(200 << 20)\nimport time; time.sleep(30)"),
+    )
     first = await sandbox.start(hog, seed=1)
     assert first.cgroups is not None  # type: ignore[attr-defined]
     v1_dirs = [str(p) for p in first.cgroups.dirs[1:]]  # type: ignore[attr-defined]
@@ -139,9 +141,20 @@ def test_a_judge_in_a_once_killed_cgroup_still_starts_bots(cgroups_layer: None) 
     try:
         (killed / "cgroup.kill").write_text("1\n")  # empty, but counted
         judge = subprocess.run(
-            ["/bin/sh", "-c", f'echo $$ > {killed}/cgroup.procs && exec "$@"', "sh",
-             sys.executable, "-c", JUDGE_IN_A_KILLED_CGROUP, *ECHO],
-            capture_output=True, text=True, cwd=REPO, timeout=60,
+            [
+                "/bin/sh",
+                "-c",
+                f'echo $$ > {killed}/cgroup.procs && exec "$@"',
+                "sh",
+                sys.executable,
+                "-c",
+                JUDGE_IN_A_KILLED_CGROUP,
+                *ECHO,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=60,
         )
     finally:
         killed.rmdir()
@@ -256,8 +269,12 @@ def test_every_launcher_build_applies_the_same_rules(
     if cc is None:
         pytest.skip("no C compiler")
     binary = tmp_path / "launcher"
-    built = subprocess.run([cc, *flags, "-o", str(binary), str(launcher.SOURCE)],
-                           capture_output=True, text=True, timeout=120)
+    built = subprocess.run(
+        [cc, *flags, "-o", str(binary), str(launcher.SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if built.returncode != 0:
         pytest.skip(f"this compiler cannot make that build: {built.stderr.strip()[-200:]}")
     allowed, elsewhere = tmp_path / "allowed", tmp_path / "elsewhere"
@@ -275,25 +292,52 @@ def test_every_launcher_build_applies_the_same_rules(
     python = Path(sys.executable).name  # found through PATH, as execvp does
     env = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}
     run = subprocess.run(
-        [str(binary), "-r", "nofile:64:64", "-r", "cpu:-1:-1", "-n", "-L", "-w", str(allowed),
-         "-S", "--", python, "-S", "-c", script],
-        capture_output=True, text=True, timeout=30, env=env,
+        [
+            str(binary),
+            "-r",
+            "nofile:64:64",
+            "-r",
+            "cpu:-1:-1",
+            "-n",
+            "-L",
+            "-w",
+            str(allowed),
+            "-S",
+            "--",
+            python,
+            "-S",
+            "-c",
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
     )
     import errno
 
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
-        "allowed ok", f"elsewhere {errno.EACCES}", f"inet {errno.EAFNOSUPPORT}",
-        "nofile (64, 64)", f"cpu ({resource.RLIM_INFINITY}, {resource.RLIM_INFINITY})",
+        "allowed ok",
+        f"elsewhere {errno.EACCES}",
+        f"inet {errno.EAFNOSUPPORT}",
+        "nofile (64, 64)",
+        f"cpu ({resource.RLIM_INFINITY}, {resource.RLIM_INFINITY})",
     ]
-    missing = subprocess.run([str(binary), "--", "no-such-program-here"], capture_output=True,
-                             text=True, timeout=30, env=env)
+    missing = subprocess.run(
+        [str(binary), "--", "no-such-program-here"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
     assert missing.returncode == 127
     assert missing.stderr == (
         "launcher: cannot run no-such-program-here: No such file or directory\n"
     )
     # The supervisor (base layer) ends the way its bot did.
     for command, status in (("exit 3", 3), ("kill -SEGV $$", -11)):
-        ended = subprocess.run([str(binary), "-s", "--", "/bin/sh", "-c", command],
-                               capture_output=True, timeout=30)
+        ended = subprocess.run(
+            [str(binary), "-s", "--", "/bin/sh", "-c", command], capture_output=True, timeout=30
+        )
         assert ended.returncode == status

@@ -72,8 +72,12 @@ async def api(tmp_path: Path, nursery: trio.Nursery) -> AsyncIterator[Api]:
 
 
 async def post_archive(api: Api, token: str, name: str, data: bytes) -> Any:
-    return await api.http.post("/api/bots", data={"name": name, "game": "rps"},
-                               files={"file": (f"{name}.tar.gz", data)}, headers=api.auth(token))
+    return await api.http.post(
+        "/api/bots",
+        data={"name": name, "game": "rps"},
+        files={"file": (f"{name}.tar.gz", data)},
+        headers=api.auth(token),
+    )
 
 
 async def test_odd_archives_are_400_over_http(api: Api) -> None:
@@ -86,12 +90,15 @@ async def test_odd_archives_are_400_over_http(api: Api) -> None:
 
 
 async def test_names_must_match_whole(api: Api) -> None:
-    r = await api.http.post("/api/users", json={"name": "alice\n"},
-                            headers=api.auth(api.admin))
+    r = await api.http.post("/api/users", json={"name": "alice\n"}, headers=api.auth(api.admin))
     assert r.status_code == 400, r.text
     alice = await api.user("alice")
-    r = await api.http.post("/api/bots", data={"name": "bot\n", "game": "rps"},
-                            files={"file": ("bot.py", PY_BOT)}, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots",
+        data={"name": "bot\n", "game": "rps"},
+        files={"file": ("bot.py", PY_BOT)},
+        headers=api.auth(alice),
+    )
     assert r.status_code == 400, r.text
 
 
@@ -101,8 +108,9 @@ async def all_matches(api: Api) -> list[dict[str, Any]]:
 
 async def test_a_build_output_with_a_symlink_loop_fails_the_version_once(api: Api) -> None:
     alice = await api.user("alice")
-    archive = tar_gz({"bot.toml": MANIFEST + 'build = "ln -s a b && ln -s b a"\n',
-                      "bot.py": PY_BOT})
+    archive = tar_gz(
+        {"bot.toml": MANIFEST + 'build = "ln -s a b && ln -s b a"\n', "bot.py": PY_BOT}
+    )
     r = await post_archive(api, alice, "looper", archive)
     assert r.status_code == 202, r.text
     version = await api.checked(r.json()["bot"]["id"], 1, alice)
@@ -122,9 +130,15 @@ async def test_builds_do_not_hold_match_slots(api: Api) -> None:
     assert r.status_code == 202, r.text
     bot_id = r.json()["bot"]["id"]
     await trio.sleep(0.5)
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 5},
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["builtin:rock", "builtin:paper"],
+            "options": {"turns": 5},
+        },
+        headers=api.auth(alice),
+    )
     match = await api.finished(r.json()["id"])
     assert match["status"] == "finished"
     still = (await api.http.get(f"/api/bots/{bot_id}/versions/1")).json()
@@ -136,35 +150,45 @@ async def test_quota_versions_per_bot(tmp_path: Path, nursery: trio.Nursery) -> 
     alice = await api.user("alice")
     up = await api.upload(alice, "v", "rps_bot.py", PY_BOT)
     files = {"file": ("rps_bot.py", PY_BOT)}
-    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        f"/api/bots/{up['bot']['id']}/versions", files=files, headers=api.auth(alice)
+    )
     assert r.status_code == 202, r.text
-    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        f"/api/bots/{up['bot']['id']}/versions", files=files, headers=api.auth(alice)
+    )
     assert r.status_code == 429, r.text
     assert "2 versions" in r.json()["error"]
     # The admin is not limited.
-    r = await api.http.post(f"/api/bots/{up['bot']['id']}/versions", files=files,
-                            headers=api.auth(api.admin))
+    r = await api.http.post(
+        f"/api/bots/{up['bot']['id']}/versions", files=files, headers=api.auth(api.admin)
+    )
     assert r.status_code == 202, r.text
     await api.http.aclose()
     await api.service.close()
 
 
 async def test_quota_uploads_per_hour_and_bots(tmp_path: Path, nursery: trio.Nursery) -> None:
-    api = await open_api(tmp_path / "data", nursery,
-                         quotas=Quotas(uploads_per_hour=3, bots_per_user=2))
+    api = await open_api(
+        tmp_path / "data", nursery, quotas=Quotas(uploads_per_hour=3, bots_per_user=2)
+    )
     alice = await api.user("alice")
     await api.upload(alice, "b1", "rps_bot.py", PY_BOT)
     await api.upload(alice, "b2", "rps_bot.py", PY_BOT)
-    r = await api.http.post("/api/bots", data={"name": "b3", "game": "rps"},
-                            files={"file": ("rps_bot.py", PY_BOT)}, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots",
+        data={"name": "b3", "game": "rps"},
+        files={"file": ("rps_bot.py", PY_BOT)},
+        headers=api.auth(alice),
+    )
     assert r.status_code == 429 and "2 bots" in r.json()["error"], r.text
-    r = await api.http.post("/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)},
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)}, headers=api.auth(alice)
+    )
     assert r.status_code == 202, r.text
-    r = await api.http.post("/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)},
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots/b1/versions", files={"file": ("rps_bot.py", PY_BOT)}, headers=api.auth(alice)
+    )
     assert r.status_code == 429 and "uploads an hour" in r.json()["error"], r.text
     await api.http.aclose()
     await api.service.close()
@@ -197,12 +221,19 @@ async def test_quota_queued_matches(tmp_path: Path, nursery: trio.Nursery) -> No
     up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
     await api.checked(up["bot"]["id"], 1)
     body = {"game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 2000}}
-    codes = [(await api.http.post("/api/matches", json=body, headers=api.auth(alice))).status_code
-             for _ in range(3)]
+    codes = [
+        (await api.http.post("/api/matches", json=body, headers=api.auth(alice))).status_code
+        for _ in range(3)
+    ]
     assert codes == [202, 202, 429]
-    r = await api.http.post("/api/tournaments", json={
-        "game": "rps", "bots": ["builtin:rock", "builtin:paper", "builtin:cycle"],
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/tournaments",
+        json={
+            "game": "rps",
+            "bots": ["builtin:rock", "builtin:paper", "builtin:cycle"],
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 429, r.text
     assert "queued or running" in r.json()["error"]
     for match in await all_matches(api):
@@ -215,8 +246,9 @@ async def test_quota_queued_matches(tmp_path: Path, nursery: trio.Nursery) -> No
 async def test_requests_per_minute(tmp_path: Path, nursery: trio.Nursery) -> None:
     api = await open_api(tmp_path / "data", nursery, quotas=Quotas(requests_per_minute=20))
     alice = await api.user("alice")
-    codes = [(await api.http.get("/api/me", headers=api.auth(alice))).status_code
-             for _ in range(25)]
+    codes = [
+        (await api.http.get("/api/me", headers=api.auth(alice))).status_code for _ in range(25)
+    ]
     assert codes.count(429) >= 4 and codes[0] == 200
     refused = await api.http.get("/api/me", headers=api.auth(alice))
     assert refused.status_code == 429
@@ -233,9 +265,15 @@ async def test_cancel_a_running_match(api: Api) -> None:
     bob = await api.user("bob")
     up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
     await api.checked(up["bot"]["id"], 1)
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 1_000_000},
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["slow", "builtin:rock"],
+            "options": {"turns": 1_000_000},
+        },
+        headers=api.auth(alice),
+    )
     match_id = r.json()["id"]
     with trio.fail_after(60):
         while True:
@@ -250,9 +288,15 @@ async def test_cancel_a_running_match(api: Api) -> None:
         match = await api.finished(match_id)
     assert match["status"] == "cancelled" and "alice" in match["error"]
     # The slot is free again: another match runs.
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 3},
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["builtin:rock", "builtin:paper"],
+            "options": {"turns": 3},
+        },
+        headers=api.auth(alice),
+    )
     assert (await api.finished(r.json()["id"]))["status"] == "finished"
 
 
@@ -270,12 +314,23 @@ async def test_public_json_carries_no_server_paths(api: Api) -> None:
     assert version["state"] == "failed"
     up = await api.upload(alice, "pybot", "rps_bot.py", PY_BOT)
     await api.checked(up["bot"]["id"], 1)
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["pybot", "builtin:rock"], "options": {"turns": 3},
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["pybot", "builtin:rock"],
+            "options": {"turns": 3},
+        },
+        headers=api.auth(alice),
+    )
     await api.finished(r.json()["id"])
-    for path in ("/api/matches?limit=500", "/api/bots/missing", "/api/bots/pybot",
-                 "/api/tournaments", "/api/health"):
+    for path in (
+        "/api/matches?limit=500",
+        "/api/bots/missing",
+        "/api/bots/pybot",
+        "/api/tournaments",
+        "/api/health",
+    ):
         for token in (alice, None):
             body = (await api.http.get(path, headers=api.auth(token))).text
             assert data_dir not in body, (path, body)
@@ -306,9 +361,15 @@ async def test_judge_faults_are_retried_a_bounded_number_of_times(
 async def test_unknown_request_fields_are_422_naming_the_field(api: Api) -> None:
     alice = await api.user("alice")
     # Was silently ignored: a 1000-turn match ran.
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["builtin:rock", "builtin:paper"], "turns": 5,
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["builtin:rock", "builtin:paper"],
+            "turns": 5,
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 422, r.text
     assert "'turns'" in r.json()["error"]
     for method, path, kw in [
@@ -318,8 +379,14 @@ async def test_unknown_request_fields_are_422_naming_the_field(api: Api) -> None
         ("POST", "/api/tournaments", {"json": {"game": "rps", "bots": ["a", "b"], "round": 2}}),
         ("GET", "/api/matches?colour=red", {}),
         ("GET", "/api/bots?game=rps&sort=name", {}),
-        ("POST", "/api/bots", {"data": {"name": "n", "game": "rps", "owner": "bob"},
-                               "files": {"file": ("bot.py", PY_BOT)}}),
+        (
+            "POST",
+            "/api/bots",
+            {
+                "data": {"name": "n", "game": "rps", "owner": "bob"},
+                "files": {"file": ("bot.py", PY_BOT)},
+            },
+        ),
     ]:
         headers = api.auth(api.admin if path == "/api/users" else alice)
         r = await api.http.request(method, path, headers=headers, **kw)
@@ -328,8 +395,9 @@ async def test_unknown_request_fields_are_422_naming_the_field(api: Api) -> None
         names = ("admin", "expires", "owner", "round", "colour", "sort")
         assert "unknown field" in error and any(f"'{n}'" in error for n in names), error
     # Known fields with bad values stay 400 and say what is wrong.
-    r = await api.http.post("/api/matches", json={"game": "rps", "bots": "rock"},
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches", json={"game": "rps", "bots": "rock"}, headers=api.auth(alice)
+    )
     assert r.status_code == 400 and "bots" in r.json()["error"], r.text
 
 

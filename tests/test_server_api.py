@@ -41,20 +41,25 @@ class Api:
         assert r.status_code == 201, r.text
         return str(r.json()["token"])
 
-    async def upload(self, token: str, name: str, filename: str, content: str | bytes,
-                     game: str = "rps") -> dict[str, Any]:
+    async def upload(
+        self, token: str, name: str, filename: str, content: str | bytes, game: str = "rps"
+    ) -> dict[str, Any]:
         data = content.encode() if isinstance(content, str) else content
-        r = await self.http.post("/api/bots", data={"name": name, "game": game},
-                                 files={"file": (filename, data)},
-                                 headers=self.auth(token))
+        r = await self.http.post(
+            "/api/bots",
+            data={"name": name, "game": game},
+            files={"file": (filename, data)},
+            headers=self.auth(token),
+        )
         assert r.status_code == 202, r.text
         return dict(r.json())
 
     async def checked(self, bot_id: int, version: int, token: str | None = None) -> dict[str, Any]:
         with trio.fail_after(60):
             while True:
-                r = await self.http.get(f"/api/bots/{bot_id}/versions/{version}",
-                                        headers=self.auth(token))
+                r = await self.http.get(
+                    f"/api/bots/{bot_id}/versions/{version}", headers=self.auth(token)
+                )
                 if r.json()["state"] != "checking":
                     return dict(r.json())
                 await trio.sleep(0.1)
@@ -70,12 +75,14 @@ class Api:
 
 async def open_api(data: Path, nursery: trio.Nursery, **config: Any) -> Api:
     defaults = {"ladder": False, "concurrency": 2, "turn_deadline": 5.0}
-    service = Service(ServerConfig(data=data, **{**defaults, **config}),
-                      SQLiteStorage(data / "judge.sqlite3"))
+    service = Service(
+        ServerConfig(data=data, **{**defaults, **config}), SQLiteStorage(data / "judge.sqlite3")
+    )
     await service.open()
     await nursery.start(service.run)
-    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=build_app(service)),
-                             base_url="http://judge.test")
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=build_app(service)), base_url="http://judge.test"
+    )
     return Api(service, http, service.admin_token or "")
 
 
@@ -159,8 +166,11 @@ async def test_upload_is_checked_then_listed(api: Api) -> None:
     assert [row["bot"] for row in board] == ["pybot"]
     assert board[0]["score"] == pytest.approx(board[0]["mu"] - 3 * board[0]["sigma"], abs=0.01)
     # A second upload is a new immutable version; the first stays as it was.
-    r = await api.http.post("/api/bots/pybot/versions", files={"file": ("rps.js", JS_BOT.encode())},
-                            headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots/pybot/versions",
+        files={"file": ("rps.js", JS_BOT.encode())},
+        headers=api.auth(alice),
+    )
     assert r.status_code == 202 and r.json()["version"]["version"] == 2
     await api.checked(up["bot"]["id"], 2)
     versions = (await api.http.get("/api/bots/pybot")).json()["versions"]
@@ -208,14 +218,17 @@ async def test_failed_check_shows_stderr_to_its_owner_only(api: Api) -> None:
     assert "secret-traceback-of-the-owner" in version["message"]
     assert version["message"].startswith("failed its check: ")
     for viewer in (bob, None):
-        seen = (await api.http.get(f"/api/bots/{up['bot']['id']}/versions/1",
-                                   headers=api.auth(viewer))).json()
+        seen = (
+            await api.http.get(f"/api/bots/{up['bot']['id']}/versions/1", headers=api.auth(viewer))
+        ).json()
         assert seen["state"] == "failed" and seen["message"] == ""
-        match = (await api.http.get(f"/api/matches/{version['smoke_match']}",
-                                    headers=api.auth(viewer))).json()
+        match = (
+            await api.http.get(f"/api/matches/{version['smoke_match']}", headers=api.auth(viewer))
+        ).json()
         assert "stderr" not in match["result"]["players"][0]
-    owner_view = (await api.http.get(f"/api/matches/{version['smoke_match']}",
-                                     headers=api.auth(alice))).json()
+    owner_view = (
+        await api.http.get(f"/api/matches/{version['smoke_match']}", headers=api.auth(alice))
+    ).json()
     assert "secret-traceback-of-the-owner" in owner_view["result"]["players"][0]["stderr"]
     # Not listed, so it cannot be asked for in a match.
     assert (await api.http.get("/api/leaderboard/rps")).json() == []
@@ -231,8 +244,11 @@ async def test_only_owners_change_their_bots(api: Api) -> None:
     await api.checked(up["bot"]["id"], 1)
     bot = up["bot"]["id"]
     refused = [
-        await api.http.post(f"/api/bots/{bot}/versions", files={"file": ("x.py", b"print(1)")},
-                            headers=api.auth(bob)),
+        await api.http.post(
+            f"/api/bots/{bot}/versions",
+            files={"file": ("x.py", b"print(1)")},
+            headers=api.auth(bob),
+        ),
         await api.http.patch(f"/api/bots/{bot}", json={"enabled": False}, headers=api.auth(bob)),
         await api.http.delete(f"/api/bots/{bot}", headers=api.auth(bob)),
     ]
@@ -254,9 +270,16 @@ async def test_match_request_result_and_replay(api: Api) -> None:
     alice = await api.user("alice")
     up = await api.upload(alice, "pybot", "rps_bot.py", PY_BOT)
     await api.checked(up["bot"]["id"], 1)
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["pybot", "builtin:cycle"], "options": {"turns": 30}, "seed": 5,
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["pybot", "builtin:cycle"],
+            "options": {"turns": 30},
+            "seed": 5,
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 202, r.text
     match = await api.finished(r.json()["id"])
     assert match["status"] == "finished"
@@ -267,8 +290,10 @@ async def test_match_request_result_and_replay(api: Api) -> None:
     assert lines[0].startswith("#judge-replay ")
     turns = [ln for ln in lines if not ln.startswith("#")]
     assert len(turns) == 30
-    assert turns[-1].split()[:2] == [f"{result['players'][0]['score']:g}",
-                                     f"{result['players'][1]['score']:g}"]
+    assert turns[-1].split()[:2] == [
+        f"{result['players'][0]['score']:g}",
+        f"{result['players'][1]['score']:g}",
+    ]
     assert lines[-1].startswith("#result ")
     # The live stream of a finished match replays every line, then the end event.
     stream = await api.http.get(f"/api/matches/{match['id']}/live")
@@ -292,8 +317,11 @@ async def test_match_request_result_and_replay(api: Api) -> None:
 async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
     alice = await api.user("alice")
     ids = {}
-    for name, filename, source in [("py1", "rps_bot.py", PY_BOT), ("js1", "rps.js", JS_BOT),
-                                   ("py2", "rps_bot.py", PY_BOT)]:
+    for name, filename, source in [
+        ("py1", "rps_bot.py", PY_BOT),
+        ("js1", "rps.js", JS_BOT),
+        ("py2", "rps_bot.py", PY_BOT),
+    ]:
         up = await api.upload(alice, name, filename, source)
         ids[name] = up["bot"]["id"]
         assert (await api.checked(up["bot"]["id"], 1))["state"] == "ready"
@@ -313,12 +341,15 @@ async def test_ladder_rates_bots_and_ignores_judge_failures(api: Api) -> None:
     # The judge loses a bot's files (a judge failure): the match is not held against anyone.
     shutil.rmtree(service.config.version_dir(ids["py2"], 1) / "box")
     seats = await service.catalog.seats_from_refs("rps", ["py2", "py1"])
-    match = await service.scheduler.enqueue(game="rps", kind="ladder", options={"turns": 10},
-                                            rated=True, seats=seats)
+    match = await service.scheduler.enqueue(
+        game="rps", kind="ladder", options={"turns": 10}, rated=True, seats=seats
+    )
     done = await api.finished(match.id)
     assert done["status"] in ("cancelled", "error") and done["error"]
-    after = {row["bot"]: (row["mu"], row["games"]) for row in
-             (await api.http.get("/api/leaderboard/rps")).json()}
+    after = {
+        row["bot"]: (row["mu"], row["games"])
+        for row in (await api.http.get("/api/leaderboard/rps")).json()
+    }
     assert after == before
 
 
@@ -336,10 +367,16 @@ async def test_tournament_round_robin(api: Api) -> None:
     for name, filename, source in [("py1", "rps_bot.py", PY_BOT), ("js1", "rps.js", JS_BOT)]:
         up = await api.upload(alice, name, filename, source)
         await api.checked(up["bot"]["id"], 1)
-    r = await api.http.post("/api/tournaments", json={
-        "game": "rps", "bots": ["py1", "js1", "builtin:rock"], "options": {"turns": 20},
-        "seed": 7,
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/tournaments",
+        json={
+            "game": "rps",
+            "bots": ["py1", "js1", "builtin:rock"],
+            "options": {"turns": 20},
+            "seed": 7,
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 202, r.text
     tid = r.json()["id"]
     t = await wait_tournament(api, tid)
@@ -362,33 +399,53 @@ async def test_tournament_round_robin(api: Api) -> None:
 
 async def test_tournament_counting_arena_boards(api: Api) -> None:
     alice = await api.user("alice")
-    r = await api.http.post("/api/tournaments", json={
-        "game": "counting", "bots": ["builtin:crab", "builtin:zoidberg", "builtin:dedicated"],
-        "options": {"rounds": 10}, "runs": 3, "concurrency": 2, "seed": 1,
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/tournaments",
+        json={
+            "game": "counting",
+            "bots": ["builtin:crab", "builtin:zoidberg", "builtin:dedicated"],
+            "options": {"rounds": 10},
+            "runs": 3,
+            "concurrency": 2,
+            "seed": 1,
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 202, r.text
     t = await wait_tournament(api, r.json()["id"])
     assert t["status"] == "finished"
     standings = t["standings"]
     # Two arena matches of every bot, the three runs shared out 2 + 1.
     assert standings["matches"] == standings["finished"] == 2
-    boards = {b["name"]: [(row["name"], row["value"]) for row in b["rows"]]
-              for b in standings["boards"]}
+    boards = {
+        b["name"]: [(row["name"], row["value"]) for row in b["rows"]] for b in standings["boards"]
+    }
     # Per run: zoidberg takes 96 a round from the counter, crab 2 a round from both.
-    assert boards["score"] == [("builtin:zoidberg", 2880), ("builtin:crab", 120),
-                               ("builtin:dedicated", 0)]
-    assert boards["wins"] == [("builtin:crab", 6), ("builtin:zoidberg", 3),
-                              ("builtin:dedicated", 0)]
+    assert boards["score"] == [
+        ("builtin:zoidberg", 2880),
+        ("builtin:crab", 120),
+        ("builtin:dedicated", 0),
+    ]
+    assert boards["wins"] == [
+        ("builtin:crab", 6),
+        ("builtin:zoidberg", 3),
+        ("builtin:dedicated", 0),
+    ]
     table = {row["name"]: row for row in standings["table"]}
     assert all(row["played"] == 6 for row in table.values())
 
 
 async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
     alice = await api.user("alice")
-    r = await api.http.post("/api/tournaments", json={
-        "game": "liarsdice", "bots": ["builtin:computer", "builtin:robot", "builtin:computer"],
-        "games": 2,
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/tournaments",
+        json={
+            "game": "liarsdice",
+            "bots": ["builtin:computer", "builtin:robot", "builtin:computer"],
+            "games": 2,
+        },
+        headers=api.auth(alice),
+    )
     assert r.status_code == 202, r.text
     t = await wait_tournament(api, r.json()["id"])
     assert t["standings"]["matches"] == 2 and t["standings"]["finished"] == 2
@@ -398,8 +455,10 @@ async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
         ({"game": "rps", "bots": ["builtin:rock"]}, "bots"),
         ({"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "games": 0}, "games"),
         ({"game": "rps", "bots": ["builtin:rock", "builtin:nope"]}, "no built-in bot"),
-        ({"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 0}},
-         "turns"),
+        (
+            {"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 0}},
+            "turns",
+        ),
     ]:
         r = await api.http.post("/api/tournaments", json=body, headers=api.auth(alice))
         assert r.status_code == 400, (body, r.text)
@@ -415,9 +474,15 @@ async def test_queue_survives_a_restart(tmp_path: Path) -> None:
         await first.checked(up["bot"]["id"], 1)
         ids = []
         for _ in range(3):
-            r = await first.http.post("/api/matches", json={
-                "game": "rps", "bots": ["slow", "builtin:paper"], "options": {"turns": 200},
-            }, headers=first.auth(alice))
+            r = await first.http.post(
+                "/api/matches",
+                json={
+                    "game": "rps",
+                    "bots": ["slow", "builtin:paper"],
+                    "options": {"turns": 200},
+                },
+                headers=first.auth(alice),
+            )
             ids.append(r.json()["id"])
         with trio.fail_after(30):
             while True:
@@ -464,8 +529,12 @@ async def test_bodies_over_the_limit_are_refused(api: Api) -> None:
     r = await api.http.post("/api/tokens", content=big, headers=api.auth(alice))
     assert r.status_code == 413
     api.service.config.limits = type(api.service.config.limits)(upload_bytes=1000)
-    r = await api.http.post("/api/bots", data={"name": "big", "game": "rps"},
-                            files={"file": ("big.py", b"#" * 100_000)}, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots",
+        data={"name": "big", "game": "rps"},
+        files={"file": ("big.py", b"#" * 100_000)},
+        headers=api.auth(alice),
+    )
     assert r.status_code == 413
     assert (await api.http.get("/api/bots")).json() == []
 
@@ -474,9 +543,15 @@ async def test_a_running_match_replay_and_a_late_watcher(api: Api) -> None:
     alice = await api.user("alice")
     up = await api.upload(alice, "slow", "slow.py", SLOW_PY_BOT)
     await api.checked(up["bot"]["id"], 1)
-    r = await api.http.post("/api/matches", json={
-        "game": "rps", "bots": ["slow", "builtin:paper"], "options": {"turns": 300},
-    }, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/matches",
+        json={
+            "game": "rps",
+            "bots": ["slow", "builtin:paper"],
+            "options": {"turns": 300},
+        },
+        headers=api.auth(alice),
+    )
     match_id = r.json()["id"]
     with trio.fail_after(60):
         while True:
@@ -497,17 +572,19 @@ async def test_a_running_match_replay_and_a_late_watcher(api: Api) -> None:
     assert data[:302] == full
     assert full[: len(so_far)] == so_far
     # Resuming after a line index gives only what follows it.
-    resumed = await api.http.get(f"/api/matches/{match_id}/live",
-                                 headers={"last-event-id": "299"})
+    resumed = await api.http.get(f"/api/matches/{match_id}/live", headers={"last-event-id": "299"})
     assert [int(ln[4:]) for ln in resumed.text.splitlines() if ln.startswith("id: ")] == [300, 301]
 
 
-@pytest.mark.parametrize("manifest", [
-    'run = "./bot {data}/judge.sqlite3"',
-    'run = "{data}/bots/1/versions/1/box/bot"',
-    'run = "./bot"\nbuild = "cp -R {data} ."',
-    'run = "./bot ../../../judge.sqlite3"',
-])
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        'run = "./bot {data}/judge.sqlite3"',
+        'run = "{data}/bots/1/versions/1/box/bot"',
+        'run = "./bot"\nbuild = "cp -R {data} ."',
+        'run = "./bot ../../../judge.sqlite3"',
+    ],
+)
 async def test_upload_naming_a_host_path_is_refused(api: Api, manifest: str) -> None:
     """Issue 11 §2: a bot.toml may name programs on PATH and files in its box, nothing else."""
     from tests.server_helpers import tar_gz
@@ -515,8 +592,12 @@ async def test_upload_naming_a_host_path_is_refused(api: Api, manifest: str) -> 
     alice = await api.user("alice")
     text = manifest.format(data=api.service.config.data)
     archive = tar_gz({"bot.toml": text + "\n", "bot": "#!/bin/sh\nexit 0\n"})
-    r = await api.http.post("/api/bots", data={"name": "peeker", "game": "rps"},
-                            files={"file": ("peek.tar.gz", archive)}, headers=api.auth(alice))
+    r = await api.http.post(
+        "/api/bots",
+        data={"name": "peeker", "game": "rps"},
+        files={"file": ("peek.tar.gz", archive)},
+        headers=api.auth(alice),
+    )
     assert r.status_code == 400, r.text
     assert "cannot be used" in r.json()["error"], r.json()
     assert "only its own directory" in r.json()["error"]

@@ -21,8 +21,15 @@ from tests.server_helpers import (
 )
 
 CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium package")
@@ -61,11 +68,21 @@ def page(browser, server: ServerProcess):  # type: ignore[no-untyped-def]
     context = browser.new_context(base_url=server.url)
     page = context.new_page()
     problems: list[str] = []
-    page.on("console", lambda msg: problems.append(f"console {msg.type}: {msg.text}")
-            if msg.type in ("error", "warning") else None)
+    page.on(
+        "console",
+        lambda msg: (
+            problems.append(f"console {msg.type}: {msg.text}")
+            if msg.type in ("error", "warning")
+            else None
+        ),
+    )
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url}")
-            if "/live" not in req.url else None)
+    page.on(
+        "requestfailed",
+        lambda req: (
+            problems.append(f"request failed: {req.url}") if "/live" not in req.url else None
+        ),
+    )
     page.problems = problems
     yield page
     context.close()
@@ -105,8 +122,11 @@ def test_upload_through_the_form(page, token: str, tmp_path: Path) -> None:  # t
     page.wait_for_selector("#bots >> text=formbot")
 
 
-def test_a_refused_upload_shows_the_reason(page, token: str,  # type: ignore[no-untyped-def]
-                                           tmp_path: Path) -> None:
+def test_a_refused_upload_shows_the_reason(
+    page,
+    token: str,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
     page.goto("/upload")
     page.fill("#token", token)
     bad = tmp_path / "notes.txt"
@@ -123,17 +143,22 @@ def test_a_refused_upload_shows_the_reason(page, token: str,  # type: ignore[no-
 
 
 def test_watch_a_live_match_then_step_through_its_replay(  # type: ignore[no-untyped-def]
-    page, server: ServerProcess, token: str,
+    page,
+    server: ServerProcess,
+    token: str,
 ) -> None:
     sign_in(page, token)
     client = server.client(token)
-    match = client.post("/api/matches", json={"game": "rps", "bots": ["slowbot", "pybot"],
-                                              "options": {"turns": 1000}}).json()
+    match = client.post(
+        "/api/matches",
+        json={"game": "rps", "bots": ["slowbot", "pybot"], "options": {"turns": 1000}},
+    ).json()
     page.goto(f"/matches/{match['id']}")
     replay = page.locator("#replay")
     # Live: the viewer shows turns arriving while the server still says 'running'.
     page.wait_for_function(
-        "() => window.replayViewer && window.replayViewer.turns >= 5", timeout=60_000)
+        "() => window.replayViewer && window.replayViewer.turns >= 5", timeout=60_000
+    )
     live_turns = page.evaluate("() => window.replayViewer.turns")
     assert client.get(f"/api/matches/{match['id']}").json()["status"] == "running"
     assert replay.get_attribute("data-status") == "live"
@@ -163,11 +188,16 @@ def test_watch_a_live_match_then_step_through_its_replay(  # type: ignore[no-unt
     page.wait_for_selector("#replay[data-turn='199']")
 
 
-def test_match_list_and_finished_match_page(page, server: ServerProcess,  # type: ignore[no-untyped-def]
-                                            token: str) -> None:
+def test_match_list_and_finished_match_page(
+    page,
+    server: ServerProcess,  # type: ignore[no-untyped-def]
+    token: str,
+) -> None:
     client = server.client(token)
-    match = client.post("/api/matches", json={"game": "rps", "bots": ["pybot", "builtin:rock"],
-                                              "options": {"turns": 30}}).json()
+    match = client.post(
+        "/api/matches",
+        json={"game": "rps", "bots": ["pybot", "builtin:rock"], "options": {"turns": 30}},
+    ).json()
     wait_match(client, match["id"])
     page.goto("/matches")
     page.wait_for_selector(f"#matches >> text={match['id']}")

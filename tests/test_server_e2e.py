@@ -37,8 +37,14 @@ def judge(
     env = {**os.environ}
     if token:
         env["JUDGE_TOKEN"] = token
-    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def new_user(client: httpx.Client, name: str) -> str:
@@ -86,8 +92,9 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         url = server.url
         # Upload with the CLI client: a C directory (built on the server), Python, JavaScript.
         for path in ("cbot", "pybot.py", "jsbot.js", "slowbot.py"):
-            done = judge("submit", str(tmp_path / path), "--server", url, "--game", "rps",
-                         token=token)
+            done = judge(
+                "submit", str(tmp_path / path), "--server", url, "--game", "rps", token=token
+            )
             assert done.returncode == 0, done.stdout + done.stderr
             assert "ready: passed its check" in done.stdout
         client = server.client(token)
@@ -96,8 +103,19 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         assert all(b["latest_version"] == 1 for b in bots.values())
 
         # A match from the CLI, watched live to the end.
-        done = judge("remote", "match", "rps", "cbot", "jsbot", "--server", url, "-o", "turns=50",
-                     "--watch", token=token)
+        done = judge(
+            "remote",
+            "match",
+            "rps",
+            "cbot",
+            "jsbot",
+            "--server",
+            url,
+            "-o",
+            "turns=50",
+            "--watch",
+            token=token,
+        )
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
         # Drawn as `judge replay` draws it: a title, a line per turn, the result.
@@ -108,12 +126,19 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         assert "cbot@1: score" in done.stdout
 
         # The live stream: the first turn arrives while the match is still running.
-        r = client.post("/api/matches", json={"game": "rps", "bots": ["slowbot", "pybot"],
-                                              "options": {"turns": 600}})
+        r = client.post(
+            "/api/matches",
+            json={"game": "rps", "bots": ["slowbot", "pybot"], "options": {"turns": 600}},
+        )
         match_id = r.json()["id"]
         status_at_first_turn: list[str] = []
-        events = sse_events(client, f"/api/matches/{match_id}/live", lambda: status_at_first_turn
-                            .append(client.get(f"/api/matches/{match_id}").json()["status"]))
+        events = sse_events(
+            client,
+            f"/api/matches/{match_id}/live",
+            lambda: status_at_first_turn.append(
+                client.get(f"/api/matches/{match_id}").json()["status"]
+            ),
+        )
         assert status_at_first_turn == ["running"]
         kinds = [k for k, _ in events]
         assert kinds[-1] == "end" and set(kinds[:-1]) == {"line"}
@@ -147,12 +172,18 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         assert "#judge-replay" not in drawn.stdout and "#result" not in drawn.stdout
 
         # A small tournament of the three languages.
-        r = client.post("/api/tournaments", json={"game": "rps", "bots": ["cbot", "pybot", "jsbot"],
-                                                  "options": {"turns": 100}})
+        r = client.post(
+            "/api/tournaments",
+            json={"game": "rps", "bots": ["cbot", "pybot", "jsbot"], "options": {"turns": 100}},
+        )
         assert r.status_code == 202, r.text
         tid = r.json()["id"]
-        tournament = wait_for(lambda: (t := client.get(f"/api/tournaments/{tid}").json())
-                              ["status"] != "running" and t, timeout=120)
+        tournament = wait_for(
+            lambda: (
+                (t := client.get(f"/api/tournaments/{tid}").json())["status"] != "running" and t
+            ),
+            timeout=120,
+        )
         assert tournament["status"] == "finished"
         table = tournament["standings"]["table"]
         assert sorted(row["name"] for row in table) == ["cbot@1", "jsbot@1", "pybot@1"]
@@ -170,9 +201,13 @@ def test_a_crash_in_the_middle_of_the_queue_loses_nothing(tmp_path: Path) -> Non
         client = server.client(token)
         up = upload(client, "slow", "rps", "slow.py", SLOW_PY_BOT)
         assert wait_checked(client, up["bot"]["id"], 1)["state"] == "ready"
-        ids = [client.post("/api/matches", json={"game": "rps", "bots": ["slow", "builtin:paper"],
-                                                 "options": {"turns": 250}}).json()["id"]
-               for _ in range(3)]
+        ids = [
+            client.post(
+                "/api/matches",
+                json={"game": "rps", "bots": ["slow", "builtin:paper"], "options": {"turns": 250}},
+            ).json()["id"]
+            for _ in range(3)
+        ]
         wait_for(lambda: client.get(f"/api/matches/{ids[0]}").json()["status"] == "running")
     finally:
         assert stop_server(server, signal.SIGKILL) == -signal.SIGKILL
@@ -197,9 +232,14 @@ def test_a_graceful_stop_during_a_match_reruns_it(tmp_path: Path) -> None:
         client = server.client(token)
         up = upload(client, "slow", "rps", "slow.py", SLOW_PY_BOT)
         wait_checked(client, up["bot"]["id"], 1)
-        match_id = client.post("/api/matches", json={
-            "game": "rps", "bots": ["slow", "builtin:rock"], "options": {"turns": 400},
-        }).json()["id"]
+        match_id = client.post(
+            "/api/matches",
+            json={
+                "game": "rps",
+                "bots": ["slow", "builtin:rock"],
+                "options": {"turns": 400},
+            },
+        ).json()["id"]
         wait_for(lambda: client.get(f"/api/matches/{match_id}").json()["status"] == "running")
         # A watcher is connected while the server stops: its stream ends, it does not hold
         # the shutdown up.
@@ -232,12 +272,21 @@ def test_the_ladder_plays_by_itself(tmp_path: Path) -> None:
     with running_server(tmp_path / "data", "--concurrency", "2") as server:
         token = new_user(server.client(server.admin_token), "alice")
         client = server.client(token)
-        for name, filename, source in [("py", "py.py", PY_BOT), ("js", "js.js", JS_BOT),
-                                       ("py2", "py2.py", PY_BOT)]:
+        for name, filename, source in [
+            ("py", "py.py", PY_BOT),
+            ("js", "js.js", JS_BOT),
+            ("py2", "py2.py", PY_BOT),
+        ]:
             up = upload(client, name, "rps", filename, source)
             assert wait_checked(client, up["bot"]["id"], 1)["state"] == "ready"
-        board = wait_for(lambda: (rows := client.get("/api/leaderboard/rps").json())
-                         and all(r["games"] >= 2 for r in rows) and rows, timeout=150)
+        board = wait_for(
+            lambda: (
+                (rows := client.get("/api/leaderboard/rps").json())
+                and all(r["games"] >= 2 for r in rows)
+                and rows
+            ),
+            timeout=150,
+        )
         assert [r["rank"] for r in board] == [1, 2, 3]
         assert [r["score"] for r in board] == sorted((r["score"] for r in board), reverse=True)
         ladder = client.get("/api/matches?kind=ladder&status=finished").json()

@@ -47,13 +47,20 @@ def play_on(cluster: Cluster, tmp_path: Path) -> None:
         checked = wait_checked(client, bot["bot"]["id"], 1)
         assert checked["state"] == "ready", checked
 
-        r = client.post("/api/matches", json={"game": "rps", "bots": ["slowbot", "builtin:rock"],
-                                              "options": {"turns": 300}})
+        r = client.post(
+            "/api/matches",
+            json={"game": "rps", "bots": ["slowbot", "builtin:rock"], "options": {"turns": 300}},
+        )
         assert r.status_code == 202, r.text
         match_id = r.json()["id"]
         status_at_first_turn: list[str] = []
-        events = sse_events(client, f"/api/matches/{match_id}/live", lambda: status_at_first_turn
-                            .append(client.get(f"/api/matches/{match_id}").json()["status"]))
+        events = sse_events(
+            client,
+            f"/api/matches/{match_id}/live",
+            lambda: status_at_first_turn.append(
+                client.get(f"/api/matches/{match_id}").json()["status"]
+            ),
+        )
         # Lines came from the worker while the match was still running there.
         assert status_at_first_turn == ["running"]
         end = json.loads(events[-1][1])
@@ -63,8 +70,12 @@ def play_on(cluster: Cluster, tmp_path: Path) -> None:
         assert replay.text.splitlines() == streamed
         saved = tmp_path / "m.replay"
         saved.write_text(replay.text)
-        verified = subprocess.run([sys.executable, "-m", "judge.cli", "replay", str(saved),
-                                   "--verify"], capture_output=True, text=True, cwd=ROOT,
-                                  timeout=120)
+        verified = subprocess.run(
+            [sys.executable, "-m", "judge.cli", "replay", str(saved), "--verify"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
         assert verified.returncode == 0, verified.stdout + verified.stderr
         assert wait_match(client, match_id)["status"] == "finished"

@@ -50,16 +50,20 @@ def test_two_servers_share_the_queue_and_take_over_from_a_dead_one(
             ids = []
             for i in range(8):
                 client = (a, b)[i % 2]
-                r = client.post("/api/matches", json={
-                    "game": "rps", "bots": ["slow", "fast"], "options": {"turns": 60}})
+                r = client.post(
+                    "/api/matches",
+                    json={"game": "rps", "bots": ["slow", "fast"], "options": {"turns": 60}},
+                )
                 assert r.status_code == 202, r.text
                 ids.append(r.json()["id"])
             done = [wait_match(a, i, timeout=180) for i in ids]
             # Every match ran exactly once, each by one of the two servers.
             assert [(m["status"], m["attempts"]) for m in done] == [("finished", 1)] * 8
             with psycopg.connect(url) as conn:
-                owners = {row[0] for row in conn.execute(
-                    "SELECT claimed_by FROM matches WHERE kind = 'manual'")}
+                owners = {
+                    row[0]
+                    for row in conn.execute("SELECT claimed_by FROM matches WHERE kind = 'manual'")
+                }
             assert len(owners) == 2, owners
             # Either server streams any match, whichever ran it, line by line or in batches.
             for match_id in ids[:4]:
@@ -72,19 +76,23 @@ def test_two_servers_share_the_queue_and_take_over_from_a_dead_one(
                     assert "event: lines" in batched and "event: end" in batched
 
             # kill -9 the server running a long match: the other one runs it again.
-            r = a.post("/api/matches", json={
-                "game": "rps", "bots": ["slow", "fast"], "options": {"turns": 400}})
+            r = a.post(
+                "/api/matches",
+                json={"game": "rps", "bots": ["slow", "fast"], "options": {"turns": 400}},
+            )
             long_id = r.json()["id"]
 
             def running_on() -> str | None:
                 with psycopg.connect(url) as conn:
-                    row = conn.execute("SELECT status, claimed_by FROM matches WHERE id = %s",
-                                       (long_id,)).fetchone()
+                    row = conn.execute(
+                        "SELECT status, claimed_by FROM matches WHERE id = %s", (long_id,)
+                    ).fetchone()
                 return row[1] if row and row[0] == "running" else None
 
             owner = wait_for(running_on, 60)
             victim, survivor, client = (
-                (first, second, b) if owner.split("-")[1] == str(first.proc.pid)
+                (first, second, b)
+                if owner.split("-")[1] == str(first.proc.pid)
                 else (second, first, a)
             )
             stop_server(victim, signal.SIGKILL)

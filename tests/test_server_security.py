@@ -44,8 +44,9 @@ def tokens(server: ServerProcess) -> dict[str, str]:
     return found
 
 
-def raw_exchange(server: ServerProcess, data: bytes, *, read: bool = True,
-                 timeout: float = 5.0) -> bytes:
+def raw_exchange(
+    server: ServerProcess, data: bytes, *, read: bool = True, timeout: float = 5.0
+) -> bytes:
     """Send raw bytes on a fresh connection; return what the server answers (maybe nothing)."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as sock:
         with contextlib.suppress(OSError):
@@ -125,8 +126,9 @@ def test_static_files_stay_inside(server: ServerProcess) -> None:
         assert "import" not in r.text
 
 
-def test_writes_without_a_token_or_with_someone_elses(server: ServerProcess,
-                                                      tokens: dict[str, str]) -> None:
+def test_writes_without_a_token_or_with_someone_elses(
+    server: ServerProcess, tokens: dict[str, str]
+) -> None:
     anonymous = server.client()
     mallory = server.client(tokens["mallory"])
     forged = server.client("jt_" + "A" * 43)
@@ -144,22 +146,31 @@ def test_writes_without_a_token_or_with_someone_elses(server: ServerProcess,
     # Mallory cannot create accounts either, nor cancel Alice's match.
     assert mallory.post("/api/users", json={"name": "eve"}).status_code == 403
     alice = server.client(tokens["alice"])
-    match = alice.post("/api/matches", json={"game": "rps", "bots": ["alicebot", "builtin:rock"],
-                                             "options": {"turns": 5}}).json()
+    match = alice.post(
+        "/api/matches",
+        json={"game": "rps", "bots": ["alicebot", "builtin:rock"], "options": {"turns": 5}},
+    ).json()
     r = mallory.delete(f"/api/matches/{match['id']}")
     assert r.status_code == 403
     assert server.client().get(f"/api/matches/{match['id']}").json()["status"] != "cancelled"
 
 
-@pytest.mark.parametrize("members", [
-    {"bot.toml": 'run = "./x"', "../escape": "x"},
-    {"bot.toml": 'run = "./x"', "/etc/cron.d/evil": "x"},
-])
-def test_malicious_archives_are_refused_over_http(server: ServerProcess, tokens: dict[str, str],
-                                                  members: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "members",
+    [
+        {"bot.toml": 'run = "./x"', "../escape": "x"},
+        {"bot.toml": 'run = "./x"', "/etc/cron.d/evil": "x"},
+    ],
+)
+def test_malicious_archives_are_refused_over_http(
+    server: ServerProcess, tokens: dict[str, str], members: dict[str, str]
+) -> None:
     client = server.client(tokens["mallory"])
-    r = client.post("/api/bots", data={"name": "evil", "game": "rps"},
-                    files={"file": ("evil.tar.gz", tar_gz(members))})
+    r = client.post(
+        "/api/bots",
+        data={"name": "evil", "game": "rps"},
+        files={"file": ("evil.tar.gz", tar_gz(members))},
+    )
     assert r.status_code == 400
     assert "climbs out" in r.json()["error"] or "absolute" in r.json()["error"]
     assert server.client().get("/api/bots/evil").status_code == 404
@@ -167,8 +178,9 @@ def test_malicious_archives_are_refused_over_http(server: ServerProcess, tokens:
     assert list((server.data / "uploads").iterdir()) == []
 
 
-def test_symlink_archive_refused_over_http(server: ServerProcess, tokens: dict[str, str],
-                                           tmp_path: Path) -> None:
+def test_symlink_archive_refused_over_http(
+    server: ServerProcess, tokens: dict[str, str], tmp_path: Path
+) -> None:
     import io
     import tarfile
 
@@ -183,16 +195,21 @@ def test_symlink_archive_refused_over_http(server: ServerProcess, tokens: dict[s
         link.linkname = "/etc/shadow"
         archive.addfile(link)
     r = server.client(tokens["mallory"]).post(
-        "/api/bots", data={"name": "linker", "game": "rps"},
-        files={"file": ("linker.tar.gz", buffer.getvalue())})
+        "/api/bots",
+        data={"name": "linker", "game": "rps"},
+        files={"file": ("linker.tar.gz", buffer.getvalue())},
+    )
     assert r.status_code == 400 and "absolute" in r.json()["error"]
 
 
-def test_oversized_upload_is_refused_before_its_body_is_read(server: ServerProcess,
-                                                             tokens: dict[str, str]) -> None:
+def test_oversized_upload_is_refused_before_its_body_is_read(
+    server: ServerProcess, tokens: dict[str, str]
+) -> None:
     # Announce a gigabyte and send none of it: the answer must come at once.
-    head = (f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tokens['alice']}\r\n"
-            "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000000000\r\n\r\n")
+    head = (
+        f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tokens['alice']}\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000000000\r\n\r\n"
+    )
     started = time.monotonic()
     answer = raw_exchange(server, head.encode(), timeout=10)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:100]
@@ -200,21 +217,26 @@ def test_oversized_upload_is_refused_before_its_body_is_read(server: ServerProce
     assert_serving(server)
 
 
-def test_oversized_chunked_upload_is_cut_off(server: ServerProcess,
-                                             tokens: dict[str, str]) -> None:
+def test_oversized_chunked_upload_is_cut_off(server: ServerProcess, tokens: dict[str, str]) -> None:
     sent = 0
 
     def body() -> Iterator[bytes]:
         nonlocal sent
-        yield b"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.py\"\r\n\r\n"
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.py"\r\n\r\n'
         for _ in range(200):  # 200 x 64 KiB = 12.5 MiB, far over the limit
             sent += 65536
             yield b"#" * 65536
 
     try:
-        r = httpx.post(server.url + "/api/bots", content=body(), timeout=30, headers={
-            "authorization": f"Bearer {tokens['alice']}",
-            "content-type": "multipart/form-data; boundary=b"})
+        r = httpx.post(
+            server.url + "/api/bots",
+            content=body(),
+            timeout=30,
+            headers={
+                "authorization": f"Bearer {tokens['alice']}",
+                "content-type": "multipart/form-data; boundary=b",
+            },
+        )
     except httpx.HTTPError:
         # The server answered and closed while the client was still writing.
         assert sent < 200 * 65536
@@ -224,11 +246,14 @@ def test_oversized_chunked_upload_is_cut_off(server: ServerProcess,
     assert_serving(server)
 
 
-def test_upload_just_over_the_limit_with_a_length(server: ServerProcess,
-                                                  tokens: dict[str, str]) -> None:
+def test_upload_just_over_the_limit_with_a_length(
+    server: ServerProcess, tokens: dict[str, str]
+) -> None:
     r = server.client(tokens["alice"]).post(
-        "/api/bots", data={"name": "toobig", "game": "rps"},
-        files={"file": ("big.py", b"#" * (MAX_UPLOAD + 70_000))})
+        "/api/bots",
+        data={"name": "toobig", "game": "rps"},
+        files={"file": ("big.py", b"#" * (MAX_UPLOAD + 70_000))},
+    )
     assert r.status_code == 413
     assert "larger than" in r.json()["error"]
     assert_serving(server)
@@ -245,8 +270,14 @@ def test_errors_never_show_a_traceback(server: ServerProcess, tokens: dict[str, 
         ("POST", "/api/matches", {"json": {"game": "rps", "bots": "alicebot"}}),
         ("POST", "/api/matches", {"json": {"game": "rps", "bots": ["alicebot", "x@y"]}}),
         ("POST", "/api/bots", {"data": {"name": "x"}}),
-        ("POST", "/api/bots", {"content": b"not multipart",
-                               "headers": {"content-type": "multipart/form-data; boundary=zz"}}),
+        (
+            "POST",
+            "/api/bots",
+            {
+                "content": b"not multipart",
+                "headers": {"content-type": "multipart/form-data; boundary=zz"},
+            },
+        ),
         ("POST", "/api/tournaments", {"json": {"game": "rps", "bots": ["alicebot"]}}),
         ("GET", "/api/matches/nope/live", {}),
         ("GET", "/api/matches/nope/replay", {}),

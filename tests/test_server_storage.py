@@ -45,21 +45,40 @@ async def storage(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 LAUNCH = Launch(kind="command", run="./bot")
 
 
-def match(match_id: str, *, seats: list[Seat], kind: str = "manual", created: float = 1.0,
-          requested_by: int | None = None, tournament_id: str | None = None) -> Match:
-    return Match(id=match_id, game="rps", kind=kind, status="queued", seats=seats,  # type: ignore[arg-type]
-                 options={"turns": 3}, seed=7, created=created, requested_by=requested_by,
-                 tournament_id=tournament_id)
+def match(
+    match_id: str,
+    *,
+    seats: list[Seat],
+    kind: str = "manual",
+    created: float = 1.0,
+    requested_by: int | None = None,
+    tournament_id: str | None = None,
+) -> Match:
+    return Match(
+        id=match_id,
+        game="rps",
+        kind=kind,
+        status="queued",
+        seats=seats,  # type: ignore[arg-type]
+        options={"turns": 3},
+        seed=7,
+        created=created,
+        requested_by=requested_by,
+        tournament_id=tournament_id,
+    )
 
 
-async def bot_with_version(storage: Storage, name: str, owner: int, *, ready: bool = True,
-                           stored: int = 10) -> tuple[int, int]:
+async def bot_with_version(
+    storage: Storage, name: str, owner: int, *, ready: bool = True, stored: int = 10
+) -> tuple[int, int]:
     bot = await storage.create_bot(name, owner, "rps")
-    version = await storage.add_version(bot.id, filename="bot", size=3, sha256="ab",
-                                        launch=LAUNCH, stored_bytes=stored)
+    version = await storage.add_version(
+        bot.id, filename="bot", size=3, sha256="ab", launch=LAUNCH, stored_bytes=stored
+    )
     if ready:
-        await storage.set_version_state(bot.id, version.version, "ready", message="ok",
-                                        initial_rating=(25.0, 8.0))
+        await storage.set_version_state(
+            bot.id, version.version, "ready", message="ok", initial_rating=(25.0, 8.0)
+        )
     return bot.id, version.version
 
 
@@ -99,14 +118,21 @@ async def test_bots_and_versions(storage: Storage) -> None:
     assert bot.owner == "alice" and bot.enabled and bot.latest_version is None
     with pytest.raises(Conflict):
         await storage.create_bot("b", alice.id, "rps")
-    v1 = await storage.add_version(bot.id, filename="a.py", size=5, sha256="x",
-                                   launch=Launch(kind="python", file="a.py"), stored_bytes=40)
+    v1 = await storage.add_version(
+        bot.id,
+        filename="a.py",
+        size=5,
+        sha256="x",
+        launch=Launch(kind="python", file="a.py"),
+        stored_bytes=40,
+    )
     v2 = await storage.add_version(bot.id, filename="b", size=5, sha256="y", launch=LAUNCH)
     assert (v1.version, v2.version, v1.state, v1.stored_bytes) == (1, 2, "checking", 40)
     assert await storage.count_versions(bot.id) == 2
     assert await storage.unbuilt_versions() == []  # neither has a build command
-    await storage.set_version_state(bot.id, 1, "ready", message="passed",
-                                    initial_rating=(25.0, 8.0))
+    await storage.set_version_state(
+        bot.id, 1, "ready", message="passed", initial_rating=(25.0, 8.0)
+    )
     await storage.set_version_state(bot.id, 2, "failed", message="crashed")
     got = await storage.get_bot(bot.id)
     assert got is not None and got.latest_version == 1 and got.listed_at is not None
@@ -160,19 +186,24 @@ async def test_finish_is_recorded_once_with_its_rating(storage: Storage) -> None
     alice = await storage.create_user("alice")
     a = await bot_with_version(storage, "a", alice.id)
     b = await bot_with_version(storage, "b", alice.id)
-    seats = [Seat(bot_id=a[0], version=a[1], name="a@1"), Seat(bot_id=b[0], version=b[1],
-                                                               name="b@1")]
+    seats = [
+        Seat(bot_id=a[0], version=a[1], name="a@1"),
+        Seat(bot_id=b[0], version=b[1], name="b@1"),
+    ]
     await storage.create_match(match("m", seats=seats, kind="ladder"))
     await storage.claim_next_match(5.0)
     calls = []
 
     def update(ratings: list[Rating]) -> list[Rating]:
         calls.append(ratings)
-        return [r.model_copy(update={"mu": r.mu + d, "games": r.games + 1})
-                for r, d in zip(ratings, (1.0, -1.0), strict=True)]
+        return [
+            r.model_copy(update={"mu": r.mu + d, "games": r.games + 1})
+            for r, d in zip(ratings, (1.0, -1.0), strict=True)
+        ]
 
-    done = await storage.finish_match("m", "finished", now=6.0, result={"winner": 0},
-                                      rating_update=update)
+    done = await storage.finish_match(
+        "m", "finished", now=6.0, result={"winner": 0}, rating_update=update
+    )
     assert done is not None and done.status == "finished" and done.result == {"winner": 0}
     again = await storage.finish_match("m", "error", now=7.0, error="late", rating_update=update)
     assert again is not None and again.status == "finished" and len(calls) == 1
@@ -190,20 +221,28 @@ async def test_listing_counting_and_usage(storage: Storage) -> None:
     seat = Seat(bot_id=a[0], version=a[1], name="a@1")
     rock = Seat(builtin="rock", name="builtin:rock")
     for i in range(3):
-        await storage.create_match(match(f"m{i}", seats=[seat, rock], created=i,
-                                         requested_by=alice.id))
-    await storage.create_match(match("s", seats=[seat, rock], kind="smoke", created=9,
-                                     requested_by=alice.id))
-    await storage.create_match(match("other", seats=[rock, rock], created=5,
-                                     requested_by=bob.id))
+        await storage.create_match(
+            match(f"m{i}", seats=[seat, rock], created=i, requested_by=alice.id)
+        )
+    await storage.create_match(
+        match("s", seats=[seat, rock], kind="smoke", created=9, requested_by=alice.id)
+    )
+    await storage.create_match(match("other", seats=[rock, rock], created=5, requested_by=bob.id))
     assert [m.id for m in await storage.list_matches(limit=2)] == ["s", "other"]
     assert [m.id for m in await storage.list_matches(bot_id=a[0], kind="manual")] == [
-        "m2", "m1", "m0"]
+        "m2",
+        "m1",
+        "m0",
+    ]
     assert [m.id for m in await storage.list_matches(bot_id=a[0], offset=3)] == ["m0"]
     assert await storage.count_matches(kind="manual") == 4
     usage = await storage.usage(alice.id, since=0.0)
     assert (usage.bots, usage.stored_bytes, usage.uploads_last_hour, usage.queued_matches) == (
-        2, 150, 2, 3)
+        2,
+        150,
+        2,
+        3,
+    )
     await storage.claim_next_match(100.0)  # the smoke match runs: not a requested match
     await storage.finish_match("m0", "cancelled", now=1.0)
     assert (await storage.usage(alice.id, since=0.0)).queued_matches == 2
@@ -232,8 +271,13 @@ async def test_recovery_after_a_stop(storage: Storage) -> None:
 async def test_tournaments_are_stored_with_their_matches(storage: Storage) -> None:
     rock = Seat(builtin="rock", name="builtin:rock")
     t = Tournament(id="t1", game="rps", status="running", spec={"plan": []}, created=1.0)
-    await storage.create_tournament(t, [(match(f"t{i}", seats=[rock, rock], kind="tournament",
-                                               tournament_id="t1"), 10) for i in range(3)])
+    await storage.create_tournament(
+        t,
+        [
+            (match(f"t{i}", seats=[rock, rock], kind="tournament", tournament_id="t1"), 10)
+            for i in range(3)
+        ],
+    )
     assert len(await storage.list_matches(tournament_id="t1")) == 3
     await storage.update_tournament("t1", standings={"table": [1]})
     await storage.update_tournament("t1", status="finished", finished=9.0)
@@ -246,8 +290,10 @@ async def test_tournaments_are_stored_with_their_matches(storage: Storage) -> No
     with pytest.raises(Exception):  # noqa: B017 (each backend's own integrity error)
         await storage.create_tournament(
             Tournament(id="t2", game="rps", status="running", spec={}, created=2.0),
-            [(match("t9", seats=[rock, rock], tournament_id="t2"), 10),
-             (match("t9", seats=[rock, rock], tournament_id="t2"), 10)],
+            [
+                (match("t9", seats=[rock, rock], tournament_id="t2"), 10),
+                (match("t9", seats=[rock, rock], tournament_id="t2"), 10),
+            ],
         )
     assert await storage.get_tournament("t2") is None
     assert await storage.get_match("t9") is None
@@ -273,17 +319,19 @@ async def test_concurrent_claims_take_each_match_once(storage: Storage) -> None:
 def old_database(path: Path) -> None:
     """A database as the server wrote it before numbered migrations (schema 1)."""
     conn = sqlite3.connect(path)
-    conn.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                       + SCHEMA_V1)
+    conn.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);" + SCHEMA_V1)
     conn.execute("INSERT INTO meta VALUES ('schema', '1')")
     conn.execute("INSERT INTO users (name, is_admin, created) VALUES ('admin', 1, 1.0)")
     conn.execute("INSERT INTO bots (name, owner_id, game, created) VALUES ('old', 1, 'rps', 1)")
     conn.execute(
         "INSERT INTO versions (bot_id, version, created, filename, size, sha256, launch, state) "
-        "VALUES (1, 1, 1.0, 'bot', 3, 'x', ?, 'ready')", (LAUNCH.model_dump_json(),))
+        "VALUES (1, 1, 1.0, 'bot', 3, 'x', ?, 'ready')",
+        (LAUNCH.model_dump_json(),),
+    )
     conn.execute(
         "INSERT INTO matches (id, game, kind, status, seats, options, seed, created) "
-        "VALUES ('q', 'rps', 'manual', 'queued', '[]', '{}', 1, 1.0)")
+        "VALUES ('q', 'rps', 'manual', 'queued', '[]', '{}', 1, 1.0)"
+    )
     conn.commit()
     conn.close()
 
@@ -338,9 +386,20 @@ def test_judge_serve_takes_its_database_by_url(tmp_path: Path) -> None:
             assert client.get("/api/me").json()["name"] == "admin"
     assert db.is_file() and not (tmp_path / "data" / "judge.sqlite3").exists()
     refused = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "serve", "--data", str(tmp_path / "d2"),
-         "--db", "mysql://nowhere/db"],
-        capture_output=True, text=True, cwd=ROOT, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "serve",
+            "--data",
+            str(tmp_path / "d2"),
+            "--db",
+            "mysql://nowhere/db",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
     assert refused.returncode == 2 and "no storage backend for 'mysql'" in refused.stderr
 
@@ -376,12 +435,13 @@ async def filled(url: str) -> dict[str, list[dict[str, object]]]:
         rock = Seat(builtin="rock", name="builtin:rock")
         await store.create_match(match("m1", seats=[seat, rock], kind="ladder"))
         await store.claim_next_match(1.0)
-        await store.finish_match("m1", "finished", now=2.0, result={"winner": 0, "x": [1.5]},
-                                 rating_update=lambda rs: rs)
-        t = Tournament(id="t1", game="rps", status="running", spec={"plan": [[0, [0, 1], "x"]]},
-                       created=3.0)
-        await store.create_tournament(t, [(match("x", seats=[rock, rock], tournament_id="t1"),
-                                           10)])
+        await store.finish_match(
+            "m1", "finished", now=2.0, result={"winner": 0, "x": [1.5]}, rating_update=lambda rs: rs
+        )
+        t = Tournament(
+            id="t1", game="rps", status="running", spec={"plan": [[0, [0, 1], "x"]]}, created=3.0
+        )
+        await store.create_tournament(t, [(match("x", seats=[rock, rock], tournament_id="t1"), 10)])
         return await store.export_rows()
     finally:
         await store.close()
@@ -418,7 +478,8 @@ async def test_db_copy_sqlite_to_postgresql_and_back(
     copied = await rows_of(back)
     assert [u["name"] for u in copied["users"]] == ["alice", "bob"]
     assert {k: v for k, v in copied.items() if k != "users"} == {
-        k: v for k, v in original.items() if k != "users"}
+        k: v for k, v in original.items() if k != "users"
+    }
     # Never into a database that has rows.
     code, output = await trio.to_thread.run_sync(run_cli, "copy", first, server)
     assert code == 1 and "not empty" in output, output

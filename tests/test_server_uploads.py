@@ -38,8 +38,11 @@ def special(name: str, kind: bytes, link: str = "") -> tuple[tarfile.TarInfo, No
     return info, None
 
 
-def zip_with(members: dict[str, bytes], links: dict[str, str] | None = None,
-             compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+def zip_with(
+    members: dict[str, bytes],
+    links: dict[str, str] | None = None,
+    compression: int = zipfile.ZIP_DEFLATED,
+) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=compression) as archive:
         for name, data in members.items():
@@ -51,8 +54,9 @@ def zip_with(members: dict[str, bytes], links: dict[str, str] | None = None,
     return buffer.getvalue()
 
 
-def try_unpack(tmp_path: Path, data: bytes, filename: str,
-               limits: UploadLimits | None = None) -> Path:
+def try_unpack(
+    tmp_path: Path, data: bytes, filename: str, limits: UploadLimits | None = None
+) -> Path:
     upload = tmp_path / "upload"
     upload.write_bytes(data)
     box = tmp_path / "box"
@@ -64,14 +68,22 @@ TAR_ATTACKS = {
     "absolute path": [regular("bot.toml", MANIFEST), regular("/tmp/evil")],
     "dot-dot": [regular("bot.toml", MANIFEST), regular("../evil")],
     "nested dot-dot": [regular("bot.toml", MANIFEST), regular("a/../../evil")],
-    "absolute symlink": [regular("bot.toml", MANIFEST),
-                         special("passwd", tarfile.SYMTYPE, "/etc/passwd")],
+    "absolute symlink": [
+        regular("bot.toml", MANIFEST),
+        special("passwd", tarfile.SYMTYPE, "/etc/passwd"),
+    ],
     "climbing symlink": [regular("bot.toml", MANIFEST), special("up", tarfile.SYMTYPE, "../../..")],
     # 'y' -> '.' then 'x' -> 'y/..' is lexically inside but escapes when resolved.
-    "symlink chain": [regular("bot.toml", MANIFEST), special("y", tarfile.SYMTYPE, "."),
-                      special("x", tarfile.SYMTYPE, "y/..")],
-    "write through a symlink": [regular("bot.toml", MANIFEST),
-                                special("d", tarfile.SYMTYPE, "/tmp"), regular("d/evil")],
+    "symlink chain": [
+        regular("bot.toml", MANIFEST),
+        special("y", tarfile.SYMTYPE, "."),
+        special("x", tarfile.SYMTYPE, "y/.."),
+    ],
+    "write through a symlink": [
+        regular("bot.toml", MANIFEST),
+        special("d", tarfile.SYMTYPE, "/tmp"),
+        regular("d/evil"),
+    ],
     "hard link": [regular("bot.toml", MANIFEST), special("h", tarfile.LNKTYPE, "/etc/passwd")],
     "char device": [regular("bot.toml", MANIFEST), special("null", tarfile.CHRTYPE)],
     "block device": [regular("bot.toml", MANIFEST), special("sda", tarfile.BLKTYPE)],
@@ -116,8 +128,9 @@ def test_zip_bomb_is_refused_before_it_fills_the_disk(tmp_path: Path) -> None:
 
 def test_zip_that_lies_about_its_sizes_is_cut_off(tmp_path: Path) -> None:
     # Stored (uncompressed) members pass the ratio check; the byte count while writing stops them.
-    data = zip_with({"bot.toml": MANIFEST, "a": b"x" * 3000, "b": b"y" * 3000},
-                    compression=zipfile.ZIP_STORED)
+    data = zip_with(
+        {"bot.toml": MANIFEST, "a": b"x" * 3000, "b": b"y" * 3000}, compression=zipfile.ZIP_STORED
+    )
     with pytest.raises(UploadRefused, match="more than"):
         try_unpack(tmp_path, data, "bot.zip", UploadLimits(unpacked_bytes=4000))
 
@@ -135,8 +148,13 @@ def test_too_many_members(tmp_path: Path) -> None:
 
 
 def test_corrupt_archives(tmp_path: Path) -> None:
-    for i, (data, name) in enumerate([(b"not a tar", "x.tar.gz"), (b"PK\3\4 broken", "x.zip"),
-                                      (tar_with(regular("bot.toml", MANIFEST))[:-40], "y.tgz")]):
+    for i, (data, name) in enumerate(
+        [
+            (b"not a tar", "x.tar.gz"),
+            (b"PK\3\4 broken", "x.zip"),
+            (tar_with(regular("bot.toml", MANIFEST))[:-40], "y.tgz"),
+        ]
+    ):
         (tmp_path / str(i)).mkdir()
         with pytest.raises(UploadRefused):
             try_unpack(tmp_path / str(i), data, name)
@@ -159,8 +177,9 @@ def test_good_archive_with_a_top_directory_and_inner_links(tmp_path: Path) -> No
 
 
 def test_good_zip(tmp_path: Path) -> None:
-    box = try_unpack(tmp_path, zip_with({"bot.toml": b'run = "python3 bot.py"\n',
-                                         "bot.py": b"print()"}), "b.zip")
+    box = try_unpack(
+        tmp_path, zip_with({"bot.toml": b'run = "python3 bot.py"\n', "bot.py": b"print()"}), "b.zip"
+    )
     assert launch_for(box, "b.zip").run == "python3 bot.py"
 
 
@@ -176,9 +195,13 @@ def test_manifest_problems(tmp_path: Path) -> None:
 
 
 def test_single_files(tmp_path: Path) -> None:
-    cases = {"bot.py": (b"print()", "python"), "bot.js": (b"", "node bot.js"),
-             "bot.c": (b"int main(){}", "./bot"), "run.sh": (b"#!/bin/sh\n", "./run.sh"),
-             "prog": (b"\x7fELF....", "./prog")}
+    cases = {
+        "bot.py": (b"print()", "python"),
+        "bot.js": (b"", "node bot.js"),
+        "bot.c": (b"int main(){}", "./bot"),
+        "run.sh": (b"#!/bin/sh\n", "./run.sh"),
+        "prog": (b"\x7fELF....", "./prog"),
+    }
     for filename, (content, expected) in cases.items():
         (tmp_path / filename).mkdir()
         box = try_unpack(tmp_path / filename, content, filename)

@@ -12,8 +12,13 @@ from tests.conftest import ROOT, TEST_BOTS
 
 
 def judge(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_time_a_builtin_against_the_roshambolo_reference() -> None:
@@ -41,8 +46,7 @@ def test_time_an_rpscontest_program_as_json() -> None:
 
 
 def test_short_games_are_timed_over_several_matches() -> None:
-    proc = judge("time", "robot", "--game", "liarsdice", "--seed", "4", "--matches", "2",
-                 "--json")
+    proc = judge("time", "robot", "--game", "liarsdice", "--seed", "4", "--matches", "2", "--json")
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(proc.stdout)
     assert figures["matches"] == 2 and figures["seed"] == 4

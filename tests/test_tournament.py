@@ -30,16 +30,25 @@ async def test_counting_three_boards_exactly_as_the_arena(tmp_path: Path) -> Non
     )
     score, wins, overall = result.boards
     assert [(r.name, r.rank, r.value) for r in score.rows] == [
-        ("zoidberg", 1, 3840), ("dedicated", 2, 2000), ("dedicated#2", 2, 2000),
-        ("crab", 4, 120), ("crab#2", 4, 120),
+        ("zoidberg", 1, 3840),
+        ("dedicated", 2, 2000),
+        ("dedicated#2", 2, 2000),
+        ("crab", 4, 120),
+        ("crab#2", 4, 120),
     ]
     assert [(r.name, r.rank, r.value) for r in wins.rows] == [
-        ("crab", 1, 6), ("crab#2", 1, 6), ("zoidberg", 3, 4),
-        ("dedicated", 4, 0), ("dedicated#2", 4, 0),
+        ("crab", 1, 6),
+        ("crab#2", 1, 6),
+        ("zoidberg", 3, 4),
+        ("dedicated", 4, 0),
+        ("dedicated#2", 4, 0),
     ]
     assert [(r.name, r.rank, r.value) for r in overall.rows] == [
-        ("zoidberg", 1, 4), ("crab", 2, 5), ("crab#2", 2, 5),
-        ("dedicated", 4, 6), ("dedicated#2", 4, 6),
+        ("zoidberg", 1, 4),
+        ("crab", 2, 5),
+        ("crab#2", 2, 5),
+        ("dedicated", 4, 6),
+        ("dedicated#2", 4, 6),
     ]
     assert [s.name for s in result.standings] == [r.name for r in overall.rows]
     crab = result.standings[1]
@@ -58,8 +67,17 @@ async def test_counting_boards_do_not_depend_on_how_runs_are_shared_out() -> Non
     boards = []
     for concurrency in (1, 3):
         result = await run_tourney(
-            spec("counting", "naive", "tit_for_tat", "crab", "grim_trigger",
-                 options={"rounds": 30}, runs=3, seed=2, concurrency=concurrency)
+            spec(
+                "counting",
+                "naive",
+                "tit_for_tat",
+                "crab",
+                "grim_trigger",
+                options={"rounds": 30},
+                runs=3,
+                seed=2,
+                concurrency=concurrency,
+            )
         )
         assert len(result.matches) == (1 if concurrency == 1 else 3)
         boards.append([[(r.name, r.rank, r.value) for r in b.rows] for b in result.boards])
@@ -70,22 +88,24 @@ async def test_liarsdice_free_for_all_games(tmp_path: Path) -> None:
     seen: list[Progress] = []
     result = await run_tourney(
         spec("liarsdice", "robot", "computer", games=4, seed=2),
-        replays=tmp_path, progress=seen.append,
+        replays=tmp_path,
+        progress=seen.append,
     )
     assert [(s.name, s.games_won, s.rank, s.played) for s in result.standings] == [
-        ("computer", 4, 1, 4), ("robot", 0, 2, 4),
+        ("computer", 4, 1, 4),
+        ("robot", 0, 2, 4),
     ]
     assert all(m.bots == [0, 1] for m in result.matches)
     assert [p.done for p in seen] == [0, 1, 2, 3, 4] and {p.total for p in seen} == {4}
-    assert files(tmp_path) == [
-        f"0000{k}-robot-computer.replay" for k in range(1, 5)
-    ]
+    assert files(tmp_path) == [f"0000{k}-robot-computer.replay" for k in range(1, 5)]
 
 
 async def test_rps_round_robin_ties_share_a_rank() -> None:
     result = await run_tourney(spec("rps", "rock", "paper", "scissors", options={"turns": 10}))
     assert [(s.name, s.rank, s.points) for s in result.standings] == [
-        ("rock", 1, 1.0), ("paper", 1, 1.0), ("scissors", 1, 1.0),
+        ("rock", 1, 1.0),
+        ("paper", 1, 1.0),
+        ("scissors", 1, 1.0),
     ]
     assert len(result.matches) == 3
 
@@ -94,7 +114,8 @@ async def test_roshambolo_is_one_match_of_every_bot(tmp_path: Path) -> None:
     seen: list[Progress] = []
     result = await run_tourney(
         spec("roshambolo", "rock", "random", "counter", options={"rounds": 2, "race_to": 5}),
-        replays=tmp_path, progress=seen.append,
+        replays=tmp_path,
+        progress=seen.append,
     )
     assert len(result.matches) == 1 and result.matches[0].bots == [0, 1, 2]
     assert sum(s.games_won for s in result.standings) == 2 * 3  # rounds x pairs
@@ -107,8 +128,15 @@ async def test_same_seed_same_tourney_whatever_the_concurrency() -> None:
     runs = []
     for concurrency in (1, 3):
         result = await run_tourney(
-            spec("liarsdice", "computer", "computer", "computer", games=5, seed=9,
-                 concurrency=concurrency)
+            spec(
+                "liarsdice",
+                "computer",
+                "computer",
+                "computer",
+                games=5,
+                seed=9,
+                concurrency=concurrency,
+            )
         )
         runs.append([(m.seed, m.winner, m.summary) for m in result.matches])
     assert runs[0] == runs[1]
@@ -117,10 +145,29 @@ async def test_same_seed_same_tourney_whatever_the_concurrency() -> None:
 
 def test_cli_json_lists_every_bot(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "judge.cli", "tourney", "counting", "naive", "crab", "random",
-         "--rounds", "20", "--runs", "2", "--seed", "3", "--json",
-         "--replays", str(tmp_path / "r")],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "judge.cli",
+            "tourney",
+            "counting",
+            "naive",
+            "crab",
+            "random",
+            "--rounds",
+            "20",
+            "--runs",
+            "2",
+            "--seed",
+            "3",
+            "--json",
+            "--replays",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -132,12 +179,21 @@ def test_cli_json_lists_every_bot(tmp_path: Path) -> None:
 
 
 def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:
-    for args in (["rps", "rock"], ["rps", "rock", "paper", "--runs", "2"],
-                 ["nosuchgame", "a", "b"], ["counting", "naive", "crab", "--rounds", "0"],
-                 ["counting", "naive", "crab", "--runs", "5000"],
-                 ["counting", *["crab"] * 30, "--runs", "1000", "-j", "1"]):
-        proc = subprocess.run([sys.executable, "-m", "judge.cli", "tourney", *args],
-                              capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    for args in (
+        ["rps", "rock"],
+        ["rps", "rock", "paper", "--runs", "2"],
+        ["nosuchgame", "a", "b"],
+        ["counting", "naive", "crab", "--rounds", "0"],
+        ["counting", "naive", "crab", "--runs", "5000"],
+        ["counting", *["crab"] * 30, "--runs", "1000", "-j", "1"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "judge.cli", "tourney", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Error:" in proc.stderr and "Traceback" not in proc.stderr
         assert not list(tmp_path.iterdir())
@@ -160,12 +216,36 @@ def test_counting_standings_read_two_bot_records_without_details() -> None:
 
     tourney = spec("counting", "crab", "dedicated", "zoidberg", runs=1)
     records = [
-        MatchRecord(number=1, seed=0, bots=[1, 0], winner=0, scores=[0, 20],
-                    outcomes=["ok", "ok"], summary="", replay=None),
-        MatchRecord(number=2, seed=0, bots=[2, 0], winner=0, scores=[0, 20],
-                    outcomes=["ok", "ok"], summary="", replay=None),
-        MatchRecord(number=3, seed=0, bots=[2, 1], winner=None, scores=[0, 0],
-                    outcomes=["ok", "ok"], summary="", replay=None),
+        MatchRecord(
+            number=1,
+            seed=0,
+            bots=[1, 0],
+            winner=0,
+            scores=[0, 20],
+            outcomes=["ok", "ok"],
+            summary="",
+            replay=None,
+        ),
+        MatchRecord(
+            number=2,
+            seed=0,
+            bots=[2, 0],
+            winner=0,
+            scores=[0, 20],
+            outcomes=["ok", "ok"],
+            summary="",
+            replay=None,
+        ),
+        MatchRecord(
+            number=3,
+            seed=0,
+            bots=[2, 1],
+            winner=None,
+            scores=[0, 0],
+            outcomes=["ok", "ok"],
+            summary="",
+            replay=None,
+        ),
     ]
     standings, _ = standings_for(tourney, tourney.bots, records)
     crab = next(s for s in standings if s.name == "crab")

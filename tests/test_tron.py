@@ -91,12 +91,23 @@ def test_a_map_without_a_border_ends_at_the_edge() -> None:
 def test_messages_tell_the_map_once_then_positions_and_last_moves() -> None:
     state = game_on(OPEN)
     first = state.begin_turn()
-    assert first[0] == ["Y 1", "M 5 5", "R #####", "R #1..#", "R #...#", "R #..2#", "R #####",
-                        "T 1", "P 1 1 3 3"]
+    assert first[0] == [
+        "Y 1",
+        "M 5 5",
+        "R #####",
+        "R #1..#",
+        "R #...#",
+        "R #..2#",
+        "R #####",
+        "T 1",
+        "P 1 1 3 3",
+    ]
     assert first[1][:2] == ["Y 2", "M 5 5"] and first[1][-1] == "P 3 3 1 1"
     state.apply({0: "S", 1: "N"})
-    assert state.begin_turn() == {0: ["T 2", "P 1 2 3 2", "L S N"],
-                                  1: ["T 2", "P 3 2 1 2", "L N S"]}
+    assert state.begin_turn() == {
+        0: ["T 2", "P 1 2 3 2", "L S N"],
+        1: ["T 2", "P 3 2 1 2", "L N S"],
+    }
     state.apply({0: "E", 1: "W"})  # head-on at (2, 2)
     assert state.final_message(1) == ["L W E", "END 1 0 0"]
 
@@ -112,15 +123,18 @@ def test_orders_and_replay_lines_are_checked() -> None:
             state.orders_from_line(junk)
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("five 5\n", "first line"),
-    ("3 2\n#1#\n", "exactly 2 rows"),
-    ("3 1\n#1\n", "row 1 has 2 cells"),
-    ("3 1\n1 1\n", "two starts"),
-    ("3 1\n1  \n", "both cycles"),
-    ("3 1\n1x2\n", "'x'"),
-    ("0 1\n\n", "1..200"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("five 5\n", "first line"),
+        ("3 2\n#1#\n", "exactly 2 rows"),
+        ("3 1\n#1\n", "row 1 has 2 cells"),
+        ("3 1\n1 1\n", "two starts"),
+        ("3 1\n1  \n", "both cycles"),
+        ("3 1\n1x2\n", "'x'"),
+        ("0 1\n\n", "1..200"),
+    ],
+)
 def test_bad_maps_are_refused_with_the_reason(text: str, problem: str) -> None:
     with pytest.raises(MapError, match=problem):
         parse_map(text)
@@ -172,16 +186,17 @@ def test_a_tampered_replay_fails_verification(tmp_path: Path) -> None:
 
 
 def test_head_on_on_the_duel_map_is_a_draw_in_a_real_match(tmp_path: Path) -> None:
-    replay = record(tmp_path, [builtin("tron", "flood"), builtin("tron", "flood")],
-                    {"map": "duel"})
+    replay = record(tmp_path, [builtin("tron", "flood"), builtin("tron", "flood")], {"map": "duel"})
     lines = [r.line for r in ReplayReader(replay) if isinstance(r, Turn)]
     assert lines == ["E W 2 1 4 1 -", "E W 3 1 3 1 draw"]
 
 
 def test_an_illegal_move_disqualifies(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("import sys\nwhile sys.stdin.readline().strip() != '.':\n    pass\n"
-                   "print('up\\n.', flush=True)\nsys.stdin.read()\n")
+    bad.write_text(
+        "import sys\nwhile sys.stdin.readline().strip() != '.':\n    pass\n"
+        "print('up\\n.', flush=True)\nsys.stdin.read()\n"
+    )
     bots = [builtin("tron", "straight"), BotSpec(name="bad", argv=(sys.executable, str(bad)))]
     spec = MatchSpec(game="tron", seed=1, bots=bots)
     result = trio.run(lambda: run_match(spec))
@@ -193,8 +208,22 @@ def test_an_illegal_move_disqualifies(tmp_path: Path) -> None:
 def test_cli_match_replay_and_terminal_renderer(tmp_path: Path) -> None:
     runner = CliRunner()
     replay = tmp_path / "cli.replay"
-    out = runner.invoke(main, ["match", "tron", "flood", "straight", "--seed", "4",
-                               "-o", "map=pillars", "--replay", str(replay), "--json"])
+    out = runner.invoke(
+        main,
+        [
+            "match",
+            "tron",
+            "flood",
+            "straight",
+            "--seed",
+            "4",
+            "-o",
+            "map=pillars",
+            "--replay",
+            str(replay),
+            "--json",
+        ],
+    )
     assert out.exit_code == 0, out.output
     shown = runner.invoke(main, ["replay", str(replay), "--speed", "0"])
     assert shown.exit_code == 0, shown.output
@@ -211,9 +240,13 @@ def test_cli_match_replay_and_terminal_renderer(tmp_path: Path) -> None:
 
 
 def test_a_round_robin_tourney(tmp_path: Path) -> None:
-    spec = TourneySpec(game="tron", bots=[builtin("tron", n) for n in ("flood", "random",
-                                                                       "straight")],
-                       seed=3, options={"map": "arena"}, concurrency=2)
+    spec = TourneySpec(
+        game="tron",
+        bots=[builtin("tron", n) for n in ("flood", "random", "straight")],
+        seed=3,
+        options={"map": "arena"},
+        concurrency=2,
+    )
     result = trio.run(lambda: run_tourney(spec, replays=tmp_path))
     assert result.format == "round robin, one match per pair"
     assert len(result.matches) == 3
@@ -240,14 +273,16 @@ def test_a_person_plays_tron_at_a_terminal() -> None:
 def test_the_web_viewer_draws_the_board_every_turn(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    replay = record(tmp_path, [builtin("tron", "flood"), builtin("tron", "random")],
-                    {"map": "pillars"}, seed=5)
+    replay = record(
+        tmp_path, [builtin("tron", "flood"), builtin("tron", "random")], {"map": "pillars"}, seed=5
+    )
     lines = [r.line for r in ReplayReader(replay) if isinstance(r, Turn)]
     page_file = tmp_path / "tron.html"
     write_html(ReplayReader(replay), page_file, title="tron")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
         page = browser.new_page()
         problems: list[str] = []
         page.on("pageerror", lambda exc: problems.append(str(exc)))

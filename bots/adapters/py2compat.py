@@ -52,21 +52,64 @@ _MARK = re.compile(
 )
 
 # Builtins that exist in Python 2 only; used unbound in a file, they mean Python 2.
-PY2_ONLY_NAMES = frozenset({
-    "xrange", "raw_input", "unicode", "long", "basestring", "unichr", "execfile", "reduce",
-    "apply", "intern", "cmp", "file", "reload", "coerce", "buffer",
-})
+PY2_ONLY_NAMES = frozenset(
+    {
+        "xrange",
+        "raw_input",
+        "unicode",
+        "long",
+        "basestring",
+        "unichr",
+        "execfile",
+        "reduce",
+        "apply",
+        "intern",
+        "cmp",
+        "file",
+        "reload",
+        "coerce",
+        "buffer",
+    }
+)
 PY2_ONLY_METHODS = frozenset({"has_key", "iteritems", "itervalues", "iterkeys", "xreadlines"})
 # Module attributes gone in Python 3 (and that no str has, should the name be a variable).
 PY2_ONLY_ATTRIBUTES = {"sys": {"maxint"}, "string": {"letters", "lowercase", "uppercase", "atoi"}}
 # Standard modules renamed in Python 3 (lib2to3's fix_imports), as imported by Python 2 code.
-PY2_ONLY_MODULES = frozenset({
-    "BaseHTTPServer", "CGIHTTPServer", "ConfigParser", "Cookie", "DocXMLRPCServer", "HTMLParser",
-    "Queue", "SimpleHTTPServer", "SimpleXMLRPCServer", "SocketServer", "StringIO", "Tkinter",
-    "UserList", "UserString", "__builtin__", "cPickle", "cStringIO", "commands", "cookielib",
-    "copy_reg", "dummy_thread", "htmlentitydefs", "httplib", "robotparser", "thread", "urllib2",
-    "urlparse", "xmlrpclib", "sets", "md5", "sha",
-})
+PY2_ONLY_MODULES = frozenset(
+    {
+        "BaseHTTPServer",
+        "CGIHTTPServer",
+        "ConfigParser",
+        "Cookie",
+        "DocXMLRPCServer",
+        "HTMLParser",
+        "Queue",
+        "SimpleHTTPServer",
+        "SimpleXMLRPCServer",
+        "SocketServer",
+        "StringIO",
+        "Tkinter",
+        "UserList",
+        "UserString",
+        "__builtin__",
+        "cPickle",
+        "cStringIO",
+        "commands",
+        "cookielib",
+        "copy_reg",
+        "dummy_thread",
+        "htmlentitydefs",
+        "httplib",
+        "robotparser",
+        "thread",
+        "urllib2",
+        "urlparse",
+        "xmlrpclib",
+        "sets",
+        "md5",
+        "sha",
+    }
+)
 DICT_VIEWS = frozenset({"keys", "values", "items"})
 
 
@@ -108,31 +151,49 @@ def py2_evidence(tree: ast.AST) -> str:
         if isinstance(node, ast.Attribute):
             if node.attr in PY2_ONLY_METHODS:
                 return f"line {line}: .{node.attr}()"
-            if (isinstance(node.value, ast.Name)
-                    and node.attr in PY2_ONLY_ATTRIBUTES.get(node.value.id, ())):
+            if isinstance(node.value, ast.Name) and node.attr in PY2_ONLY_ATTRIBUTES.get(
+                node.value.id, ()
+            ):
                 return f"line {line}: {node.value.id}.{node.attr}"
         if isinstance(node, ast.Call):
             func = node.func
             # d.keys().sort(), d.keys()[0]: lists in Python 2, views in Python 3
-            if (isinstance(func, ast.Attribute) and func.attr == "sort"
-                    and _is_view_call(func.value)):
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "sort"
+                and _is_view_call(func.value)
+            ):
                 return f"line {line}: .{_view_name(func.value)}().sort()"
             sorting = (isinstance(func, ast.Attribute) and func.attr == "sort") or (
-                isinstance(func, ast.Name) and func.id == "sorted")
+                isinstance(func, ast.Name) and func.id == "sorted"
+            )
             if sorting and any(k.arg == "cmp" for k in node.keywords):
                 return f"line {line}: sort with cmp="
-            if (isinstance(func, ast.Attribute) and func.attr == "sort" and node.args
-                    and (isinstance(node.args[0], ast.Lambda)
-                         or (isinstance(node.args[0], ast.Name) and node.args[0].id == "cmp"))):
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "sort"
+                and node.args
+                and (
+                    isinstance(node.args[0], ast.Lambda)
+                    or (isinstance(node.args[0], ast.Name) and node.args[0].id == "cmp")
+                )
+            ):
                 return f"line {line}: .sort(cmp)"
         if isinstance(node, ast.Subscript) and _is_view_call(node.value):
             return f"line {line}: .{_view_name(node.value)}()[...]"
-        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.RShift)
-                and isinstance(node.left, ast.Name) and node.left.id == "print"):
+        if (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.RShift)
+            and isinstance(node.left, ast.Name)
+            and node.left.id == "print"
+        ):
             return f"line {line}: print >>"
         if isinstance(node, ast.Import | ast.ImportFrom):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [
-                alias.name for alias in node.names]
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+            )
             for name in names:
                 if name.split(".")[0] in PY2_ONLY_MODULES:
                     return f"line {line}: import {name}"
@@ -148,20 +209,29 @@ def _sorted_views(tree: ast.AST) -> str:
             value = getattr(node, "value", None)
             for target in targets:
                 if isinstance(target, ast.Name):
-                    is_view = value is not None and isinstance(node, ast.Assign) and \
-                        _is_view_call(value)
+                    is_view = (
+                        value is not None and isinstance(node, ast.Assign) and _is_view_call(value)
+                    )
                     views[target.id] = views.get(target.id, True) and is_view
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "sort" and isinstance(node.func.value, ast.Name)
-                and views.get(node.func.value.id)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "sort"
+            and isinstance(node.func.value, ast.Name)
+            and views.get(node.func.value.id)
+        ):
             return f"line {node.lineno}: {node.func.value.id}.sort() on a dict's keys()"
     return ""
 
 
 def _is_view_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute)
-            and node.func.attr in DICT_VIEWS)
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in DICT_VIEWS
+    )
 
 
 def _view_name(node: ast.AST) -> str:
@@ -213,8 +283,9 @@ def _refactoring_tool(print_function: bool) -> Any:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 from lib2to3.refactor import RefactoringTool, get_fixers_from_package
-            fixers = [f for f in get_fixers_from_package("lib2to3.fixes")
-                      if f not in SKIPPED_FIXERS]
+            fixers = [
+                f for f in get_fixers_from_package("lib2to3.fixes") if f not in SKIPPED_FIXERS
+            ]
             options = {"print_function": print_function}
             tool = _tools[print_function] = RefactoringTool(fixers, options)
         return tool
@@ -240,8 +311,9 @@ def _expand_indentation(text: str) -> str:
 
 
 def _translate(text: str, name: str) -> str:
-    print_function = bool(re.search(
-        r"^from\s+__future__\s+import\s+[^#\n]*\bprint_function\b", text, re.MULTILINE))
+    print_function = bool(
+        re.search(r"^from\s+__future__\s+import\s+[^#\n]*\bprint_function\b", text, re.MULTILINE)
+    )
     tool = _refactoring_tool(print_function)
     try:
         with _tools_lock:  # a RefactoringTool keeps per-file state
@@ -254,7 +326,8 @@ def _translate(text: str, name: str) -> str:
         raise
     except SyntaxError as exc:
         raise TranslationError(
-            f"its Python 3 translation does not compile ({exc.msg}, line {exc.lineno})") from None
+            f"its Python 3 translation does not compile ({exc.msg}, line {exc.lineno})"
+        ) from None
     return result
 
 
@@ -278,8 +351,9 @@ def _helper(name: str) -> ast.Name:
 def _key_expression(node: ast.expr) -> ast.expr:
     """A subscript's key as an expression (a[1:2] -> slice(1, 2))."""
     if isinstance(node, ast.Slice):
-        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper,
-                                                                      node.step)]
+        parts = [
+            p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)
+        ]
         return ast.Call(func=_helper("slice"), args=parts, keywords=[])
     if isinstance(node, ast.Tuple):
         return ast.Tuple(elts=[_key_expression(e) for e in node.elts], ctx=ast.Load())
@@ -295,7 +369,8 @@ class Python2Semantics(ast.NodeTransformer):
         if self.classic_division and isinstance(node.op, ast.Div):
             return ast.copy_location(
                 ast.Call(func=_helper("__py2_div__"), args=[node.left, node.right], keywords=[]),
-                node)
+                node,
+            )
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
@@ -304,19 +379,25 @@ class Python2Semantics(ast.NodeTransformer):
             return node
         target = node.target
         if isinstance(target, ast.Name):
-            call = ast.Call(func=_helper("__py2_idiv__"),
-                            args=[ast.Name(id=target.id, ctx=ast.Load()), node.value],
-                            keywords=[])
+            call = ast.Call(
+                func=_helper("__py2_idiv__"),
+                args=[ast.Name(id=target.id, ctx=ast.Load()), node.value],
+                keywords=[],
+            )
             return ast.copy_location(ast.Assign(targets=[target], value=call), node)
         if isinstance(target, ast.Attribute):
-            call = ast.Call(func=_helper("__py2_idiv_attribute__"),
-                            args=[target.value, ast.Constant(target.attr), node.value],
-                            keywords=[])
+            call = ast.Call(
+                func=_helper("__py2_idiv_attribute__"),
+                args=[target.value, ast.Constant(target.attr), node.value],
+                keywords=[],
+            )
         else:
             assert isinstance(target, ast.Subscript)
-            call = ast.Call(func=_helper("__py2_idiv_item__"),
-                            args=[target.value, _key_expression(target.slice), node.value],
-                            keywords=[])
+            call = ast.Call(
+                func=_helper("__py2_idiv_item__"),
+                args=[target.value, _key_expression(target.slice), node.value],
+                keywords=[],
+            )
         return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
@@ -324,24 +405,35 @@ class Python2Semantics(ast.NodeTransformer):
         func = node.func
         has_cmp = any(k.arg == "cmp" for k in node.keywords)
         if isinstance(func, ast.Attribute) and func.attr == "sort" and (node.args or has_cmp):
-            return ast.copy_location(ast.Call(
-                func=_helper("__py2_sort__"), args=[func.value, *node.args],
-                keywords=node.keywords), node)
-        if isinstance(func, ast.Name) and func.id == "sorted" and (
-                len(node.args) > 1 or has_cmp):
-            return ast.copy_location(ast.Call(
-                func=_helper("__py2_sorted__"), args=[func, *node.args],
-                keywords=node.keywords), node)
+            return ast.copy_location(
+                ast.Call(
+                    func=_helper("__py2_sort__"),
+                    args=[func.value, *node.args],
+                    keywords=node.keywords,
+                ),
+                node,
+            )
+        if isinstance(func, ast.Name) and func.id == "sorted" and (len(node.args) > 1 or has_cmp):
+            return ast.copy_location(
+                ast.Call(
+                    func=_helper("__py2_sorted__"), args=[func, *node.args], keywords=node.keywords
+                ),
+                node,
+            )
         if isinstance(func, ast.Name) and func.id == "exec":
-            return ast.copy_location(ast.Call(
-                func=_helper("__py2_exec__"), args=node.args, keywords=node.keywords), node)
+            return ast.copy_location(
+                ast.Call(func=_helper("__py2_exec__"), args=node.args, keywords=node.keywords), node
+            )
         return node
 
 
 def _future_division(tree: ast.Module) -> bool:
-    return any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
-               and any(alias.name == "division" for alias in node.names)
-               for node in tree.body)
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "division" for alias in node.names)
+        for node in tree.body
+    )
 
 
 def compile_translated(text: str, filename: str) -> CodeType:
@@ -400,8 +492,10 @@ def py2_sort(obj: Any, *args: Any, **kwargs: Any) -> None:
     if not isinstance(obj, list) or len(args) > 3:
         return obj.sort(*args, **kwargs)  # type: ignore[no-any-return]
     params = dict(zip(("cmp", "key", "reverse"), args, strict=False)) | kwargs
-    obj.sort(key=_sort_key(params.get("cmp"), params.get("key")),
-             reverse=bool(params.get("reverse", False)))
+    obj.sort(
+        key=_sort_key(params.get("cmp"), params.get("key")),
+        reverse=bool(params.get("reverse", False)),
+    )
     return None
 
 
@@ -523,31 +617,55 @@ def _sample(self: random.Random, population: Any, k: int) -> list[Any]:
     return result
 
 
-PY2_RANDOM = {"randrange": _randrange, "randint": _randint, "choice": _choice,
-              "shuffle": _shuffle, "sample": _sample}
+PY2_RANDOM = {
+    "randrange": _randrange,
+    "randint": _randint,
+    "choice": _choice,
+    "shuffle": _shuffle,
+    "sample": _sample,
+}
 
 
 # -- install ----------------------------------------------------------------------------------
 
 PY2_BUILTINS: dict[str, Any] = {
-    "__py2_div__": classic_div, "__py2_idiv__": classic_idiv,
-    "__py2_idiv_attribute__": classic_idiv_attribute, "__py2_idiv_item__": classic_idiv_item,
-    "__py2_sort__": py2_sort, "__py2_sorted__": py2_sorted, "__py2_exec__": py2_exec,
-    "cmp": py2_cmp, "reduce": functools.reduce, "unicode": str, "long": int,
-    "basestring": str, "xrange": range, "raw_input": builtins.input, "unichr": chr,
-    "file": open, "intern": sys.intern, "round": py2_round,
+    "__py2_div__": classic_div,
+    "__py2_idiv__": classic_idiv,
+    "__py2_idiv_attribute__": classic_idiv_attribute,
+    "__py2_idiv_item__": classic_idiv_item,
+    "__py2_sort__": py2_sort,
+    "__py2_sorted__": py2_sorted,
+    "__py2_exec__": py2_exec,
+    "cmp": py2_cmp,
+    "reduce": functools.reduce,
+    "unicode": str,
+    "long": int,
+    "basestring": str,
+    "xrange": range,
+    "raw_input": builtins.input,
+    "unichr": chr,
+    "file": open,
+    "intern": sys.intern,
+    "round": py2_round,
     "apply": lambda function, args=(), kwargs=None: function(*args, **(kwargs or {})),
 }
 
 
 # The string module's functions and constants that Python 3 dropped (str methods since 2.0).
 PY2_STRING: dict[str, Any] = {
-    "letters": string.ascii_letters, "lowercase": string.ascii_lowercase,
-    "uppercase": string.ascii_uppercase, "atoi": lambda text, base=10: int(text, base),
-    "atof": float, "split": lambda text, sep=None, maxsplit=-1: text.split(sep, maxsplit),
-    "join": lambda words, sep=" ": sep.join(words), "strip": lambda text, chars=None:
-    text.strip(chars), "lower": str.lower, "upper": str.upper, "find": str.find,
-    "replace": str.replace, "count": str.count,
+    "letters": string.ascii_letters,
+    "lowercase": string.ascii_lowercase,
+    "uppercase": string.ascii_uppercase,
+    "atoi": lambda text, base=10: int(text, base),
+    "atof": float,
+    "split": lambda text, sep=None, maxsplit=-1: text.split(sep, maxsplit),
+    "join": lambda words, sep=" ": sep.join(words),
+    "strip": lambda text, chars=None: text.strip(chars),
+    "lower": str.lower,
+    "upper": str.upper,
+    "find": str.find,
+    "replace": str.replace,
+    "count": str.count,
 }
 
 

@@ -136,8 +136,9 @@ class Counting(GameState):
         self.pair_index = {pair: p for p, pair in enumerate(pairings)}
         self.games = [(run, i, j) for run in range(runs) for i, j in pairings]
         if self.arena:
-            self.prefix = [f"O {self.seat_label(o)} {run + 1} "
-                           for run, i, j in self.games for o in (j, i)]
+            self.prefix = [
+                f"O {self.seat_label(o)} {run + 1} " for run, i, j in self.games for o in (j, i)
+            ]
             self.news = [text.rstrip() for text in self.prefix]
         else:
             self.prefix = ["L ", "L "]
@@ -158,11 +159,13 @@ class Counting(GameState):
                     if other != seat:
                         pair = self.pair_index[(max(seat, other), min(seat, other))]
                         self.slots[seat].append(2 * (run * npairs + pair) + (seat < other))
-        where = {seat: {slot: k for k, slot in enumerate(slots)}
-                 for seat, slots in self.slots.items()}
+        where = {
+            seat: {slot: k for k, slot in enumerate(slots)} for seat, slots in self.slots.items()
+        }
         self.plays = [
             (g, i, where[i][2 * g], j, where[j][2 * g + 1])
-            for g, (_, i, j) in enumerate(self.games) if i in where and j in where
+            for g, (_, i, j) in enumerate(self.games)
+            if i in where and j in where
         ]
         self.slots_for = list(live)
 
@@ -265,9 +268,13 @@ class Counting(GameState):
         scored = self.scored_result(self.scores)
         won, drawn = self.games_won_drawn()
         return GameResult(
-            scores=scored.scores, ranks=scored.ranks, summary=scored.summary,
-            details={"pairings_won": tuple(map(float, won)),
-                     "pairings_drawn": tuple(map(float, drawn))},
+            scores=scored.scores,
+            ranks=scored.ranks,
+            summary=scored.summary,
+            details={
+                "pairings_won": tuple(map(float, won)),
+                "pairings_drawn": tuple(map(float, drawn)),
+            },
         )
 
     def final_message(self, seat: int) -> list[str]:
@@ -279,8 +286,11 @@ class Counting(GameState):
             else:
                 out = self.disqualified
                 games = self.games
-                news = [self.news[slot] for slot in self.slots.get(seat, [])
-                        if games[slot // 2][1] not in out and games[slot // 2][2] not in out]
+                news = [
+                    self.news[slot]
+                    for slot in self.slots.get(seat, [])
+                    if games[slot // 2][1] not in out and games[slot // 2][2] not in out
+                ]
         return news + super().final_message(seat)
 
     def orders_from_line(self, line: str) -> dict[int, str]:
@@ -289,4 +299,3 @@ class Counting(GameState):
         if len(tokens) != 2 * n or not all(t.lstrip("-").isdigit() for t in tokens[:n]):
             raise ReplayMismatch(f"not a counting turn line for {n} seats: {line[:80]!r}")
         return {s: order for s, order in enumerate(tokens[n:]) if order != NOT_ASKED}
-

@@ -68,8 +68,10 @@ class Arena(TourneyFormat):
         n = len(spec.bots)
         parts = min(spec.concurrency, spec.runs)
         shares = [spec.runs // parts + (k < spec.runs % parts) for k in range(parts)]
-        return [PlannedMatch(k + 1, tuple(range(n)), {**spec.options, "runs": runs})
-                for k, runs in enumerate(shares)]
+        return [
+            PlannedMatch(k + 1, tuple(range(n)), {**spec.options, "runs": runs})
+            for k, runs in enumerate(shares)
+        ]
 
     def units(self, spec: TourneySettings, planned: list[PlannedMatch]) -> int:
         return sum(rounds_of(match) for match in planned)
@@ -97,16 +99,18 @@ class Arena(TourneyFormat):
                     tally.draws[bot] += 1
                 else:
                     games_won[bot] += rec.winner == bot
-        tally.losses = [p - int(w) - d
-                        for p, w, d in zip(tally.played, games_won, tally.draws, strict=True)]
+        tally.losses = [
+            p - int(w) - d for p, w, d in zip(tally.played, games_won, tally.draws, strict=True)
+        ]
         points = tally.score
         boards, per_board_ranks, board_values = counting_boards(
             names, tally.score, games_won, spec.runs
         )
         order = [row.index for row in boards[2].rows]
         ranks = per_board_ranks["overall"]
-        standings = standings_in(order, names, ranks, tally, points, games_won,
-                                 per_board_ranks, board_values)
+        standings = standings_in(
+            order, names, ranks, tally, points, games_won, per_board_ranks, board_values
+        )
         return standings, boards
 
     def board_cell(self, board: str, value: float, options: Mapping[str, Any], bots: int) -> str:
@@ -135,12 +139,21 @@ def counting_boards(
         return [BoardRow(index=i, name=names[i], rank=ranks[i], value=values[i]) for i in order]
 
     boards = [
-        Board(name="score", description=f"points (shown / {runs} runs)",
-              rows=rows(by_score, score_ranks, score)),
-        Board(name="wins", description=f"match wins (shown / {runs} runs, out of {n - 1})",
-              rows=rows(by_wins, wins_ranks, wins)),
-        Board(name="overall", description="score rank + wins rank (fewer is better)",
-              rows=rows(by_overall, overall_ranks, overall)),
+        Board(
+            name="score",
+            description=f"points (shown / {runs} runs)",
+            rows=rows(by_score, score_ranks, score),
+        ),
+        Board(
+            name="wins",
+            description=f"match wins (shown / {runs} runs, out of {n - 1})",
+            rows=rows(by_wins, wins_ranks, wins),
+        ),
+        Board(
+            name="overall",
+            description="score rank + wins rank (fewer is better)",
+            rows=rows(by_overall, overall_ranks, overall),
+        ),
     ]
     ranks = {"score": score_ranks, "wins": wins_ranks, "overall": overall_ranks}
     values = {"score": score, "wins": wins, "overall": overall}

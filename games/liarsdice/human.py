@@ -27,14 +27,16 @@ def show_showdown(term: Terminal, line: str) -> None:
     plays = [entry.split(":") for entry in history.split(",")]
     caller = plays[-1][0]
     if code == "1":
-        term.say(f"player {caller} calls \"LIAR!\" before any bid")
+        term.say(f'player {caller} calls "LIAR!" before any bid')
     else:
         bidder, bid = plays[-2]
         term.say(f"player {caller} calls liar on player {bidder}'s call of {verbose_bid(int(bid))}")
         term.say("hands: " + ", ".join(hands.split(",")))
         dice = Counter(d for entry in hands.split(",") for d in entry.split(":")[1])
-        term.say("common dice: " + ", ".join(
-            verbose_bid(n * 10 + int(face)) for face, n in sorted(dice.items())))
+        term.say(
+            "common dice: "
+            + ", ".join(verbose_bid(n * 10 + int(face)) for face, n in sorted(dice.items()))
+        )
     term.say(f"player {loser} loses one die")
     term.say("-" * 50)
 

@@ -242,4 +242,3 @@ class LiarsDice(GameState):
             raise ReplayMismatch(f"not a liarsdice turn line: {line!r}")
         seat = LABELS.index(match["seat"])
         return {seat: match["raw"] or match["recorded"]}
-

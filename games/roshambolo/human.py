@@ -20,8 +20,10 @@ def play(term: Terminal) -> None:
             wins = scores.setdefault(game, [0, 0])
             wins[int(result)] += 1
             winner = a if result == "0" else b
-            term.say(f"Player #{a} played {SHAPES[a_play]}, player #{b} played {SHAPES[b_play]}, "
-                      f"player #{winner} won the point.")
+            term.say(
+                f"Player #{a} played {SHAPES[a_play]}, player #{b} played {SHAPES[b_play]}, "
+                f"player #{winner} won the point."
+            )
             mine, theirs = (wins[0], wins[1]) if me == a else (wins[1], wins[0])
             term.say(f"The score is {mine} to {theirs}.")
         if (end := end_line(message)) is not None:
@@ -30,8 +32,11 @@ def play(term: Terminal) -> None:
         game, me, opponent = fields(message, "P")[0].split()
         if game not in scores:
             term.say(f"-- game {game}: you are player #{me}, your opponent is player {opponent}.")
-        play = term.ask("What is your play? (1 for Rock, 2 for Paper, 3 for Scissors) ",
-                        parse_shape, "Please type 1, 2 or 3 (or rock, paper, scissors).")
+        play = term.ask(
+            "What is your play? (1 for Rock, 2 for Paper, 3 for Scissors) ",
+            parse_shape,
+            "Please type 1, 2 or 3 (or rock, paper, scissors).",
+        )
         term.say(f"You played {SHAPES[play]}.")
         botlib.answer(play)
 

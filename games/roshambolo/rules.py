@@ -315,4 +315,3 @@ def _encode(answer: str | None) -> str:
     if answer.isascii() and answer.isalnum():  # what quote() leaves as it is: the usual play
         return answer
     return quote(answer, safe="")
-

@@ -23,8 +23,9 @@ def play(term: Terminal) -> None:
                 verdict = "you lose the round"
             else:
                 verdict = "a tie"
-            term.say(f"You played {RPS_NAMES[mine]}, the enemy played {RPS_NAMES[theirs]}: "
-                     f"{verdict}.")
+            term.say(
+                f"You played {RPS_NAMES[mine]}, the enemy played {RPS_NAMES[theirs]}: {verdict}."
+            )
             term.say(f"The score is {score[0]} to {score[1]}.")
         if (end := end_line(message)) is not None:
             term.say(f"Match over: you are ranked {end[0]} (scores {' '.join(end[1:])}).")
@@ -35,8 +36,11 @@ def play(term: Terminal) -> None:
         if turn == 1:
             term.say(f"You are player {me}, your enemy is player {enemy}.")
         term.say(f"-- turn {turn}")
-        order = term.ask("Your move? (R for rock, P for paper, S for scissors) ", parse_rps,
-                         "Please type R, P or S (or rock, paper, scissors).")
+        order = term.ask(
+            "Your move? (R for rock, P for paper, S for scissors) ",
+            parse_rps,
+            "Please type R, P or S (or rock, paper, scissors).",
+        )
         botlib.answer(order)
 
 

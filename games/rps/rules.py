@@ -90,4 +90,3 @@ class Rps(GameState):
         if len(parts) != 4 or parts[2] not in ORDERS or parts[3] not in ORDERS:
             raise ReplayMismatch(f"not an rps turn line: {line!r}")
         return {0: parts[2], 1: parts[3]}
-

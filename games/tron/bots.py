@@ -82,9 +82,11 @@ def flood(grid: Grid, rng: random.Random) -> str:
     if not safe:
         return grid.heading
     other_next = {grid.step(grid.other, m) for m in MOVES}
+
     def score(move: str) -> tuple[int, int, bool]:
         cell = grid.step(grid.me, move)
         return (grid.room(cell), cell not in other_next, move == grid.heading)
+
     return max(safe, key=score)
 
 

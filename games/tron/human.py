@@ -6,8 +6,20 @@ from __future__ import annotations
 from bots import botlib
 from bots.terminal import Terminal, end_line, fields
 
-WORDS = {"n": "N", "north": "N", "up": "N", "e": "E", "east": "E", "right": "E",
-         "s": "S", "south": "S", "down": "S", "w": "W", "west": "W", "left": "W"}
+WORDS = {
+    "n": "N",
+    "north": "N",
+    "up": "N",
+    "e": "E",
+    "east": "E",
+    "right": "E",
+    "s": "S",
+    "south": "S",
+    "down": "S",
+    "w": "W",
+    "west": "W",
+    "left": "W",
+}
 
 
 def parse_move(text: str) -> str | None:
@@ -26,8 +38,11 @@ def play(term: Terminal) -> None:
             mine, theirs = last.split()
             term.say(f"You went {mine}, the other cycle went {theirs}.")
         if (end := end_line(message)) is not None:
-            outcome = "a draw" if end[1] == end[2] else (
-                "you survive: you win!" if end[0] == "1" else "you crashed: you lose")
+            outcome = (
+                "a draw"
+                if end[1] == end[2]
+                else ("you survive: you win!" if end[0] == "1" else "you crashed: you lose")
+            )
             term.say(f"Match over: {outcome}")
             return
         x, y, ox, oy = (int(n) for n in fields(message, "P")[0].split())
@@ -41,6 +56,9 @@ def play(term: Terminal) -> None:
         term.say(f"-- turn {fields(message, 'T')[0]}")
         for row in rows:
             term.say("".join(row).replace(".", " "))
-        move = term.ask("Your move? (N, E, S or W; up, right, down, left) ", parse_move,
-                        "Please type N, E, S or W (or north, east, south, west).")
+        move = term.ask(
+            "Your move? (N, E, S or W; up, right, down, left) ",
+            parse_move,
+            "Please type N, E, S or W (or north, east, south, west).",
+        )
         botlib.answer(move)

@@ -58,8 +58,15 @@ class Board:
             row = []
             for x in range(self.width):
                 cell = (x, y)
-                row.append("1" if cell == self.starts[0] else "2" if cell == self.starts[1]
-                           else WALL if cell in self.walls else FLOOR)
+                row.append(
+                    "1"
+                    if cell == self.starts[0]
+                    else "2"
+                    if cell == self.starts[1]
+                    else WALL
+                    if cell in self.walls
+                    else FLOOR
+                )
             rows.append("".join(row))
         return rows
 
@@ -205,10 +212,12 @@ class Tron(GameState):
         if alive == [1.0, 1.0]:
             alive = [0.0, 0.0]  # not over: nobody has won yet
         result = self.scored_result(alive)
-        outcome = ("draw" if alive[0] == alive[1] else f"{self.seat_label(alive.index(1.0))} "
-                   f"survives")
-        return GameResult(scores=result.scores, ranks=result.ranks,
-                          summary=f"{outcome} after {self.turn} turns")
+        outcome = (
+            "draw" if alive[0] == alive[1] else f"{self.seat_label(alive.index(1.0))} survives"
+        )
+        return GameResult(
+            scores=result.scores, ranks=result.ranks, summary=f"{outcome} after {self.turn} turns"
+        )
 
     def final_message(self, seat: int) -> list[str]:
         lines = []
@@ -219,7 +228,11 @@ class Tron(GameState):
 
     def orders_from_line(self, line: str) -> dict[int, str]:
         parts = line.split(" ")
-        if len(parts) != 7 or parts[0] not in MOVES or parts[1] not in MOVES \
-                or parts[6] not in STATES:
+        if (
+            len(parts) != 7
+            or parts[0] not in MOVES
+            or parts[1] not in MOVES
+            or parts[6] not in STATES
+        ):
             raise ReplayMismatch(f"not a tron turn line: {line!r}")
         return {0: parts[0], 1: parts[1]}

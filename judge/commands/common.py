@@ -69,8 +69,11 @@ def name_origins(
     if len(set(names)) == len(names):
         return []
     lines = []
-    shown = [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)] \
-        if labels else [spec.name for spec in unique_names(specs)]
+    shown = (
+        [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)]
+        if labels
+        else [spec.name for spec in unique_names(specs)]
+    )
     for arg, spec, name in zip(args, specs, shown, strict=True):
         if names.count(spec.name) > 1 and args.count(arg) < names.count(spec.name):
             builtin = arg in builtin_bots(game) and not Path(arg).exists()
@@ -122,15 +125,22 @@ def print_result(result: MatchResult) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"{result.game} · seed {result.seed} · {result.turns} turns",
-                  caption=f"sandbox: {result.sandbox}")
+    table = Table(
+        title=f"{result.game} · seed {result.seed} · {result.turns} turns",
+        caption=f"sandbox: {result.sandbox}",
+    )
     for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):
         table.add_column(column)
     for p in result.players:
         outcome = p.outcome if p.outcome == "ok" else f"[red]{escape(p.outcome)}[/]"
         table.add_row(
-            p.label, escape(p.name), f"{p.score:g}", str(p.rank), outcome,
-            f"{p.response.median_ms:.2f}", f"{p.response.max_ms:.2f}",
+            p.label,
+            escape(p.name),
+            f"{p.score:g}",
+            str(p.rank),
+            outcome,
+            f"{p.response.median_ms:.2f}",
+            f"{p.response.max_ms:.2f}",
         )
     console.print(table)
     for what, detail in failure_lines(result):

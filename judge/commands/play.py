@@ -51,23 +51,43 @@ class HumanSeatSandbox(Sandbox):
 @click.command("play")
 @click.argument("game")
 @click.argument("bots", nargs=-1)
-@click.option("--seat", type=click.IntRange(min=1), default=1, show_default=True,
-              help="your seat (1 = first)")
+@click.option(
+    "--seat", type=click.IntRange(min=1), default=1, show_default=True, help="your seat (1 = first)"
+)
 @click.option("--name", default="human", show_default=True, help="your name in the results")
 @click.option("--seed", type=int, default=None, help="random seed (default: random)")
 @click.option("--turns", type=click.IntRange(min=1), default=None, help="game option turns")
-@click.option("--race-to", type=click.IntRange(min=1), default=None,
-              help="game option race_to")
+@click.option("--race-to", type=click.IntRange(min=1), default=None, help="game option race_to")
 @click.option("--rounds", type=click.IntRange(min=1), default=None, help="game option rounds")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option("--replay", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="write the replay here")
-@click.option("--think", type=float, default=3600.0, show_default=True,
-              help="seconds a turn may take (yours and the bots')")
+@click.option(
+    "--replay",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="write the replay here",
+)
+@click.option(
+    "--think",
+    type=float,
+    default=3600.0,
+    show_default=True,
+    help="seconds a turn may take (yours and the bots')",
+)
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
-def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | None,
-         turns: int | None, race_to: int | None, rounds: int | None, extra: tuple[str, ...],
-         replay: Path | None, think: float, adapter: str | None) -> None:
+def play(
+    game: str,
+    bots: tuple[str, ...],
+    seat: int,
+    name: str,
+    seed: int | None,
+    turns: int | None,
+    race_to: int | None,
+    rounds: int | None,
+    extra: tuple[str, ...],
+    replay: Path | None,
+    think: float,
+    adapter: str | None,
+) -> None:
     """Play GAME yourself against BOTS (default: the game's usual opponents, a short match).
 
     \b
@@ -82,8 +102,11 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     game = common.game_name(game)
     plugin = get_plugin(game)
     if plugin.play is None or plugin.path("human.py") is None:
-        playable = ", ".join(known for known, p in all_plugins().items()
-                             if p.play is not None and p.path("human.py") is not None)
+        playable = ", ".join(
+            known
+            for known, p in all_plugins().items()
+            if p.play is not None and p.path("human.py") is not None
+        )
         raise click.UsageError(f"no human seat for {game} (playable: {playable})")
     if not sys.stdin.isatty():
         raise click.UsageError("judge play needs a terminal: run it in an interactive shell")
@@ -93,14 +116,21 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     cls = get_game(game)
     seats = len(opponents) + 1
     if not cls.min_seats <= seats <= cls.max_seats:
-        raise click.UsageError(f"{game} takes {cls.seats_text()} seats with you "
-                               f"included, got {seats}")
+        raise click.UsageError(
+            f"{game} takes {cls.seats_text()} seats with you included, got {seats}"
+        )
     if seat > seats:
         raise click.UsageError(f"--seat {seat} is past the last seat ({seats})")
     defaults: dict[str, Any] = dict(plugin.play.options)
-    pairs = {**defaults, **{k: v for k, v in
-                            {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
-                            if v is not None}, **common.parse_option_pairs(extra)}
+    pairs = {
+        **defaults,
+        **{
+            k: v
+            for k, v in {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
+            if v is not None
+        },
+        **common.parse_option_pairs(extra),
+    }
     options = common.game_options(game, pairs)
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
@@ -108,8 +138,14 @@ def play(game: str, bots: tuple[str, ...], seat: int, name: str, seed: int | Non
     human = human_spec(game, os.ttyname(sys.stdin.fileno()), name)
     specs.insert(seat - 1, human)
     seed = seed if seed is not None else random.randrange(2**31)
-    spec = MatchSpec(game=game, bots=specs, seed=seed, options=options, turn_deadline=think,
-                     startup_allowance=5.0)
+    spec = MatchSpec(
+        game=game,
+        bots=specs,
+        seed=seed,
+        options=options,
+        turn_deadline=think,
+        startup_allowance=5.0,
+    )
     sandbox = HumanSeatSandbox(default_sandbox(), human)
     from judge.runner import run_match
 

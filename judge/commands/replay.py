@@ -59,36 +59,94 @@ def _quiet_broken_pipe() -> None:
 
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--follow", "-f", is_flag=True,
-              help="follow a replay still being written; stop at its final result")
-@click.option("--verify", "verify", is_flag=True,
-              help="re-simulate with the game's rules; exit 1 naming the first differing turn")
-@click.option("--export", "export", type=click.Choice(["html"]), default=None,
-              help="write a self-contained HTML viewer (see --output)")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="where --export writes (default: FILE with .html)")
-@click.option("--plain", is_flag=True,
-              help="print only the bare turn lines, in the game's own format")
-@click.option("--summary", is_flag=True,
-              help="players, outcomes, scores, turns, response times, sandbox, seed, versions")
+@click.option(
+    "--follow",
+    "-f",
+    is_flag=True,
+    help="follow a replay still being written; stop at its final result",
+)
+@click.option(
+    "--verify",
+    "verify",
+    is_flag=True,
+    help="re-simulate with the game's rules; exit 1 naming the first differing turn",
+)
+@click.option(
+    "--export",
+    "export",
+    type=click.Choice(["html"]),
+    default=None,
+    help="write a self-contained HTML viewer (see --output)",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="where --export writes (default: FILE with .html)",
+)
+@click.option(
+    "--plain", is_flag=True, help="print only the bare turn lines, in the game's own format"
+)
+@click.option(
+    "--summary",
+    is_flag=True,
+    help="players, outcomes, scores, turns, response times, sandbox, seed, versions",
+)
 @click.option("--json", "as_json", is_flag=True, help="with --summary or --verify: one JSON object")
-@click.option("--speed", type=float, default=20.0, show_default=True,
-              help="turns per second when playing back on a terminal (0: no delay)")
+@click.option(
+    "--speed",
+    type=float,
+    default=20.0,
+    show_default=True,
+    help="turns per second when playing back on a terminal (0: no delay)",
+)
 @click.option("--step", is_flag=True, help=f"one turn per key press ({STEP_KEYS_HELP})")
-@click.option("--from", "from_turn", type=int, default=1, show_default=True, metavar="TURN",
-              help="start showing at this turn")
-@click.option("--idle-timeout", type=float, default=None, metavar="SECONDS",
-              help="with --follow: give up after this long without new data (default: never)")
-def replay(file: Path, follow: bool, verify: bool, export: str | None, output: Path | None,
-           plain: bool, summary: bool, as_json: bool, speed: float, step: bool, from_turn: int,
-           idle_timeout: float | None) -> None:
+@click.option(
+    "--from",
+    "from_turn",
+    type=int,
+    default=1,
+    show_default=True,
+    metavar="TURN",
+    help="start showing at this turn",
+)
+@click.option(
+    "--idle-timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="with --follow: give up after this long without new data (default: never)",
+)
+def replay(
+    file: Path,
+    follow: bool,
+    verify: bool,
+    export: str | None,
+    output: Path | None,
+    plain: bool,
+    summary: bool,
+    as_json: bool,
+    speed: float,
+    step: bool,
+    from_turn: int,
+    idle_timeout: float | None,
+) -> None:
     """Play back a replay FILE (plain, .gz or .zst), or follow, verify, export or summarise it.
 
     Exit status: 0 ok (a truncated replay is shown and reported as incomplete), 1 the replay
     is bad (corrupt line, unknown game, newer format, verification failed), 2 usage error.
     """
-    modes = [name for name, on in (("--verify", verify), ("--export", export is not None),
-                                   ("--plain", plain), ("--summary", summary)) if on]
+    modes = [
+        name
+        for name, on in (
+            ("--verify", verify),
+            ("--export", export is not None),
+            ("--plain", plain),
+            ("--summary", summary),
+        )
+        if on
+    ]
     if len(modes) > 1:
         raise click.UsageError(f"{' and '.join(modes)} cannot be combined; pick one")
     if as_json and not (summary or verify):
@@ -191,7 +249,10 @@ def _verify(file: Path, reader: ReplayReader, as_json: bool) -> None:
         if report.difference is not None:
             d = report.difference
             payload["difference"] = {
-                "where": d.where, "turn": d.turn, "line": d.lineno, "message": d.message,
+                "where": d.where,
+                "turn": d.turn,
+                "line": d.lineno,
+                "message": d.message,
             }
         click.echo(json.dumps(payload))
     else:
@@ -257,8 +318,14 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
                 outcome += f" (turn {p.turn})"
             table.add_row(player.label, player.name, f"{p.score:g}", str(p.rank), outcome)
             stats = p.response
-            times.add_row(player.label, str(stats.count), f"{stats.mean_ms:.3f}",
-                          f"{stats.median_ms:.3f}", f"{stats.p95_ms:.3f}", f"{stats.max_ms:.3f}")
+            times.add_row(
+                player.label,
+                str(stats.count),
+                f"{stats.mean_ms:.3f}",
+                f"{stats.median_ms:.3f}",
+                f"{stats.p95_ms:.3f}",
+                f"{stats.max_ms:.3f}",
+            )
         else:
             dq = dq_by_seat.get(seat)
             outcome = f"[red]{dq.code}[/]: {dq.reason} (turn {dq.turn})" if dq else "?"
@@ -363,8 +430,9 @@ class _Pacer:
         return True
 
 
-def _play(file: Path, reader: ReplayReader, *, follow: bool, speed: float, step: bool,
-          from_turn: int) -> None:
+def _play(
+    file: Path, reader: ReplayReader, *, follow: bool, speed: float, step: bool, from_turn: int
+) -> None:
     interactive = sys.stdout.isatty() and sys.stdin.isatty()
     console = Console(highlight=False)
     # Following, turns come at the match's own pace; no extra delay.
@@ -412,8 +480,9 @@ class RecordPrinter:
         return False
 
 
-def _show(reader: ReplayReader, console: Console, pacer: _Pacer, *, follow: bool,
-          from_turn: int) -> bool:
+def _show(
+    reader: ReplayReader, console: Console, pacer: _Pacer, *, follow: bool, from_turn: int
+) -> bool:
     """Prints the records as they come; False when the user quits."""
     printer = RecordPrinter(console, from_turn)
     for record in _records(reader):

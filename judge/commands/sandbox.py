@@ -25,16 +25,22 @@ def sandbox_command(as_json: bool) -> None:
     except Exception as exc:  # an override that cannot be met: show it, do not crash
         chosen, problem = None, str(exc)
     if as_json:
-        click.echo(json.dumps({
-            "layers": {
-                layer: {"available": report.available.get(layer, False),
-                        "detail": report.reasons.get(layer, "")}
-                for layer in LAYERS
-            },
-            "default": chosen,
-            "strongest": report.strongest,
-            "error": problem or None,
-        }))
+        click.echo(
+            json.dumps(
+                {
+                    "layers": {
+                        layer: {
+                            "available": report.available.get(layer, False),
+                            "detail": report.reasons.get(layer, ""),
+                        }
+                        for layer in LAYERS
+                    },
+                    "default": chosen,
+                    "strongest": report.strongest,
+                    "error": problem or None,
+                }
+            )
+        )
         return
     for layer in LAYERS:
         mark = "yes" if report.available.get(layer) else "no "

@@ -105,18 +105,39 @@ def describe(name: str, stats: ResponseStats) -> str:
 
 @click.command("time")
 @click.argument("bot")
-@click.option("--game", default=None,
-              help="game to time BOT in [default: the game whose original had a time command]")
+@click.option(
+    "--game",
+    default=None,
+    help="game to time BOT in [default: the game whose original had a time command]",
+)
 @click.option("--seed", type=int, default=None, help="random seed (default: random)")
-@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
-              help="game option for the timing matches (e.g. -o rounds=5)")
-@click.option("--matches", type=click.IntRange(1, 1000), default=None,
-              help="matches per side, seeds SEED, SEED+1, ... (default: per game)")
+@click.option(
+    "--option",
+    "-o",
+    "extra",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="game option for the timing matches (e.g. -o rounds=5)",
+)
+@click.option(
+    "--matches",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="matches per side, seeds SEED, SEED+1, ... (default: per game)",
+)
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
-def time_bot(bot: str, game: str | None, seed: int | None, extra: tuple[str, ...],
-             matches: int | None, adapter: str | None, deadline: float, as_json: bool) -> None:
+def time_bot(
+    bot: str,
+    game: str | None,
+    seed: int | None,
+    extra: tuple[str, ...],
+    matches: int | None,
+    adapter: str | None,
+    deadline: float,
+    as_json: bool,
+) -> None:
     """Compare BOT's response time with the game's reference built-in bot over many turns."""
     from judge.commands import common
     from judge.sandbox.select import default_sandbox
@@ -131,8 +152,10 @@ def time_bot(bot: str, game: str | None, seed: int | None, extra: tuple[str, ...
     reference_specs = common.resolve_bots(game, tuple(lineup.seats(lineup.reference)), None)
     other_game = builtin_of_another_game(bot, game)
     if other_game:
-        raise click.UsageError(f"{bot!r} is a built-in {other_game} bot, not a {game} one: "
-                               f"judge time {bot} --game {other_game}")
+        raise click.UsageError(
+            f"{bot!r} is a built-in {other_game} bot, not a {game} one: "
+            f"judge time {bot} --game {other_game}"
+        )
     bot_spec = common.resolve_bots(game, (bot,), adapter)[0]
     bot_specs = list(reference_specs)
     bot_specs[lineup.timed_seat] = bot_spec
@@ -144,8 +167,9 @@ def time_bot(bot: str, game: str | None, seed: int | None, extra: tuple[str, ...
     for specs in (reference_specs, bot_specs):
         side: list[PlayerResult] = []
         for offset in range(runs):
-            spec = MatchSpec(game=game, bots=specs, seed=seed + offset, options=options,
-                             turn_deadline=deadline)
+            spec = MatchSpec(
+                game=game, bots=specs, seed=seed + offset, options=options, turn_deadline=deadline
+            )
             replay = None
             if specs is bot_specs and offset == 0:
                 scratch = stack.enter_context(tempfile.TemporaryDirectory())
@@ -157,39 +181,59 @@ def time_bot(bot: str, game: str | None, seed: int | None, extra: tuple[str, ...
                 if foreign is not None:
                     raise click.ClickException(
                         f"{result.players[lineup.timed_seat].name} does not play {game}: "
-                        f"{foreign}. Is it a bot of another game? Say which with --game")
+                        f"{foreign}. Is it a bot of another game? Say which with --game"
+                    )
             if side[-1].outcome != "ok":
                 break
         sides.append(side)
     stack.close()
     reference, timed = (
-        side[-1].model_copy(update={"response": pool([p.response for p in side])})
-        for side in sides
+        side[-1].model_copy(update={"response": pool([p.response for p in side])}) for side in sides
     )
     median = ratio(timed.response.median_ms, reference.response.median_ms)
     mean = ratio(timed.response.mean_ms, reference.response.mean_ms)
 
     if as_json:
-        click.echo(json.dumps({
-            "game": game, "seed": seed, "matches": runs, "options": options,
-            "reference": reference.model_dump(mode="json", include={"name", "outcome", "response"}),
-            "bot": timed.model_dump(mode="json", include={"name", "outcome", "reason", "response"}),
-            "ratio_median": median, "ratio_mean": mean,
-        }))
+        click.echo(
+            json.dumps(
+                {
+                    "game": game,
+                    "seed": seed,
+                    "matches": runs,
+                    "options": options,
+                    "reference": reference.model_dump(
+                        mode="json", include={"name", "outcome", "response"}
+                    ),
+                    "bot": timed.model_dump(
+                        mode="json", include={"name", "outcome", "reason", "response"}
+                    ),
+                    "ratio_median": median,
+                    "ratio_mean": mean,
+                }
+            )
+        )
     else:
         settings = ", ".join(f"{k}={v}" for k, v in options.items()) or "default options"
         seats = ", ".join(lineup.seats("BOT"))
-        over = f"{runs} matches per side, seeds {seed}..{seed + runs - 1}" if runs > 1 else (
-            f"seed {seed}")
+        over = (
+            f"{runs} matches per side, seeds {seed}..{seed + runs - 1}"
+            if runs > 1
+            else (f"seed {seed}")
+        )
         click.echo(f"{game} ({settings}), {over}, seats: {seats}")
         click.echo(describe(f"{reference.name} (reference)", reference.response))
         click.echo(describe(timed.name, timed.response))
         if median is not None:
-            click.echo(f"{timed.name} is {median:.1f}x slower than {reference.name} "
-                       f"(median response time; mean: {mean}x)")
+            click.echo(
+                f"{timed.name} is {median:.1f}x slower than {reference.name} "
+                f"(median response time; mean: {mean}x)"
+            )
     if timed.outcome != "ok":
-        click.echo(f"{timed.name} was disqualified ({timed.outcome}: {timed.reason}); "
-                   "its figures cover the turns before that", err=True)
+        click.echo(
+            f"{timed.name} was disqualified ({timed.outcome}: {timed.reason}); "
+            "its figures cover the turns before that",
+            err=True,
+        )
         raise SystemExit(1)
 
 
@@ -224,8 +268,11 @@ def off_rules_answers(replay: Path, seat: int) -> str | None:
         if isinstance(record, Header):
             header = record.header
             cls = get_game(header.game)
-            state = cls(seats=len(header.players), options=cls.Options(**header.options),
-                        rng=_random.Random(0))
+            state = cls(
+                seats=len(header.players),
+                options=cls.Options(**header.options),
+                rng=_random.Random(0),
+            )
         elif isinstance(record, Turn) and state is not None:
             order = state.orders_from_line(record.line).get(seat)
             if order is None:

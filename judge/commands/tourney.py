@@ -27,46 +27,102 @@ from judge.tournament import (
 @click.command("tourney")
 @click.argument("game")
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--seed", type=int, default=None,
-              help="tourney seed; every match's seed derives from it")
-@click.option("--turns", type=click.IntRange(min=1), default=None,
-              help="game option turns (per match)")
-@click.option("--rounds", type=click.IntRange(min=1), default=None,
-              help="game option rounds")
-@click.option("--race-to", type=click.IntRange(min=1), default=None,
-              help="game option race_to")
-@click.option("--games", type=click.IntRange(min=1), default=None,
-              help="free-for-all formats: games [default: 100]")
-@click.option("--runs", type=click.IntRange(min=1), default=None,
-              help="arena formats: runs of every pair [default: 10]")
+@click.option(
+    "--seed", type=int, default=None, help="tourney seed; every match's seed derives from it"
+)
+@click.option(
+    "--turns", type=click.IntRange(min=1), default=None, help="game option turns (per match)"
+)
+@click.option("--rounds", type=click.IntRange(min=1), default=None, help="game option rounds")
+@click.option("--race-to", type=click.IntRange(min=1), default=None, help="game option race_to")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=None,
+    help="free-for-all formats: games [default: 100]",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="arena formats: runs of every pair [default: 10]",
+)
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option("--replays", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="directory for every match's replay [default: ./tourney-GAME-SEED]")
-@click.option("--concurrency", "-j", type=click.IntRange(1, 256), default=None,
-              help="matches at once [default: number of CPUs]")
-@click.option("--executor", "executor_name", default="inproc", show_default=True,
-              metavar="inproc|local|dask://HOST:PORT|dask-local",
-              help="where matches run: this process, a judge process per core, the workers "
-                   "of a Dask scheduler, or a Dask LocalCluster started for the run")
+@click.option(
+    "--replays",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="directory for every match's replay [default: ./tourney-GAME-SEED]",
+)
+@click.option(
+    "--concurrency",
+    "-j",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="matches at once [default: number of CPUs]",
+)
+@click.option(
+    "--executor",
+    "executor_name",
+    default="inproc",
+    show_default=True,
+    metavar="inproc|local|dask://HOST:PORT|dask-local",
+    help="where matches run: this process, a judge process per core, the workers "
+    "of a Dask scheduler, or a Dask LocalCluster started for the run",
+)
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
-@click.option("--startup", type=float, default=5.0, show_default=True,
-              help="extra seconds on a bot's first turn")
+@click.option(
+    "--startup",
+    type=float,
+    default=5.0,
+    show_default=True,
+    help="extra seconds on a bot's first turn",
+)
 @click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
 @click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
-@click.option("--sandbox", "layer", type=click.Choice(LAYERS), default=None,
-              help="isolation layer (default: the strongest available; see `judge sandbox`)")
-@click.option("--min-sandbox", "min_layer", type=click.Choice(LAYERS), default=None,
-              help="refuse to run below this isolation layer")
-@click.option("--allow-path", "allowed", multiple=True, metavar="DIR",
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="show this directory (read-only) to the bots, whose commands may then name "
-              "files in it")
-def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | None,
-            rounds: int | None, race_to: int | None, games: int | None, runs: int | None,
-            extra: tuple[str, ...], replays: Path | None, concurrency: int | None,
-            executor_name: str, deadline: float, startup: float, adapter: str | None, as_json: bool,
-            layer: str | None = None, min_layer: str | None = None,
-            allowed: tuple[Path, ...] = ()) -> None:
+@click.option(
+    "--sandbox",
+    "layer",
+    type=click.Choice(LAYERS),
+    default=None,
+    help="isolation layer (default: the strongest available; see `judge sandbox`)",
+)
+@click.option(
+    "--min-sandbox",
+    "min_layer",
+    type=click.Choice(LAYERS),
+    default=None,
+    help="refuse to run below this isolation layer",
+)
+@click.option(
+    "--allow-path",
+    "allowed",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="show this directory (read-only) to the bots, whose commands may then name files in it",
+)
+def tourney(
+    game: str,
+    bots: tuple[str, ...],
+    seed: int | None,
+    turns: int | None,
+    rounds: int | None,
+    race_to: int | None,
+    games: int | None,
+    runs: int | None,
+    extra: tuple[str, ...],
+    replays: Path | None,
+    concurrency: int | None,
+    executor_name: str,
+    deadline: float,
+    startup: float,
+    adapter: str | None,
+    as_json: bool,
+    layer: str | None = None,
+    min_layer: str | None = None,
+    allowed: tuple[Path, ...] = (),
+) -> None:
     """Run GAME's tournament format (its original's; see `judge games`) between BOTS."""
     from judge.commands import common
     from judge.executors import check_executor
@@ -76,11 +132,13 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         raise click.UsageError("a tourney needs at least 2 bots")
     plugin = get_plugin(game)
     fields = plugin.rules.Options.model_fields
-    misplaced = {"--turns": turns is not None and "turns" not in fields,
-                 "--race-to": race_to is not None and "race_to" not in fields,
-                 "--rounds": rounds is not None and "rounds" not in fields,
-                 "--games": games is not None and "games" not in plugin.format.settings,
-                 "--runs": runs is not None and "runs" not in plugin.format.settings}
+    misplaced = {
+        "--turns": turns is not None and "turns" not in fields,
+        "--race-to": race_to is not None and "race_to" not in fields,
+        "--rounds": rounds is not None and "rounds" not in fields,
+        "--games": games is not None and "games" not in plugin.format.settings,
+        "--runs": runs is not None and "runs" not in plugin.format.settings,
+    }
     for flag, wrong in misplaced.items():
         if wrong:
             raise click.UsageError(f"{flag} does not apply to a {game} tourney")
@@ -90,8 +148,12 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
-    pairs: dict[str, Any] = {"turns": turns, "race_to": race_to, "rounds": rounds,
-                             **common.parse_option_pairs(extra)}
+    pairs: dict[str, Any] = {
+        "turns": turns,
+        "race_to": race_to,
+        "rounds": rounds,
+        **common.parse_option_pairs(extra),
+    }
     options = common.game_options(game, pairs)
     seed = seed if seed is not None else random.randrange(2**31)
     replays = replays if replays is not None else Path(f"tourney-{game}-{seed}")
@@ -103,8 +165,14 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     specs = common.resolve_bots(game, bots, adapter, allowed)
     try:
         spec = TourneySpec(
-            game=game, bots=specs, seed=seed, options=options, games=games or 100,
-            runs=runs or 10, turn_deadline=deadline, startup_allowance=startup,
+            game=game,
+            bots=specs,
+            seed=seed,
+            options=options,
+            games=games or 100,
+            runs=runs or 10,
+            turn_deadline=deadline,
+            startup_allowance=startup,
             concurrency=concurrency or max(1, os.cpu_count() or 1),
         )
         validate(spec)
@@ -118,7 +186,9 @@ def tourney(game: str, bots: tuple[str, ...], seed: int | None, turns: int | Non
     # -j bounds this process's matches (inproc) or the local judge processes / local Dask
     # workers; a remote cluster runs as many matches as its workers offer.
     executor = open_executor(
-        executor_name, sandbox=sandbox, min_layer=min_layer,
+        executor_name,
+        sandbox=sandbox,
+        min_layer=min_layer,
         concurrency=spec.concurrency if executor_name == "inproc" else concurrency,
     )
     try:
@@ -144,9 +214,17 @@ def run_with_progress(
 
     console = Console(stderr=True)
     unit = get_plugin(spec.game).format.unit
-    with Bar(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-             TextColumn(unit), TimeElapsedColumn(), TextColumn("{task.fields[last]}"),
-             console=console, transient=True, disable=not (show and console.is_terminal)) as bar:
+    with Bar(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[last]}"),
+        console=console,
+        transient=True,
+        disable=not (show and console.is_terminal),
+    ) as bar:
         task = bar.add_task(f"{spec.game} tourney", total=None, last="")
 
         def progress(p: Progress) -> None:
@@ -155,8 +233,9 @@ def run_with_progress(
         async def main() -> TourneyResult:
             async with executor:
                 bar.update(task, last=executor.describe()[:60])
-                return await run_tourney(spec, replays=replays, progress=progress,
-                                         executor=executor)
+                return await run_tourney(
+                    spec, replays=replays, progress=progress, executor=executor
+                )
 
         return trio.run(main)
 
@@ -177,8 +256,9 @@ def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
             for column in ("rank", "bot", board.name):
                 table.add_column(column)
             for row in board.rows:
-                shown = form.board_cell(board.name, row.value, result.options,
-                                        len(result.standings))
+                shown = form.board_cell(
+                    board.name, row.value, result.options, len(result.standings)
+                )
                 table.add_row(str(row.rank), row.name, shown)
             console.print(table)
     else:
@@ -188,13 +268,23 @@ def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
         for column in columns:
             table.add_column(column)
         for s in result.standings:
-            table.add_row(str(s.rank), s.name, number(s.points), str(s.played),
-                          number(s.games_won), str(s.draws), str(s.losses), str(s.disqualified),
-                          number(s.score))
+            table.add_row(
+                str(s.rank),
+                s.name,
+                number(s.points),
+                str(s.played),
+                number(s.games_won),
+                str(s.draws),
+                str(s.losses),
+                str(s.disqualified),
+                number(s.score),
+            )
         console.print(table)
     leaders = [s.name for s in result.standings if s.rank == 1]
-    console.print(f"[bold]{' and '.join(leaders)}[/] {'win' if len(leaders) > 1 else 'wins'} "
-                  f"({len(result.matches)} matches, {result.duration_s:.1f} s)")
+    console.print(
+        f"[bold]{' and '.join(leaders)}[/] {'win' if len(leaders) > 1 else 'wins'} "
+        f"({len(result.matches)} matches, {result.duration_s:.1f} s)"
+    )
     if result.replays:
         console.print(f"replays: {result.replays}/")
 

@@ -225,15 +225,25 @@ async def run_matches(
     if replay_dir is not None:
         await trio.Path(replay_dir).mkdir(parents=True, exist_ok=True)
     jobs = [
-        MatchJob(spec, replay_path=replay_dir / f"{spec.match_id or i}.replay"
-                 if replay_dir is not None else None, tag=i)
+        MatchJob(
+            spec,
+            replay_path=replay_dir / f"{spec.match_id or i}.replay"
+            if replay_dir is not None
+            else None,
+            tag=i,
+        )
         for i, spec in enumerate(specs)
     ]
     results: list[MatchResult | None] = [None] * len(specs)
     executor = LocalExecutor(
-        workers=workers, per_worker=per_worker, batch_size=batch_size,
-        sandbox_layer=sandbox_layer, log_level=log_level, pin_cpus=pin_cpus,
-        worker_context=worker_context, stats=stats,
+        workers=workers,
+        per_worker=per_worker,
+        batch_size=batch_size,
+        sandbox_layer=sandbox_layer,
+        log_level=log_level,
+        pin_cpus=pin_cpus,
+        worker_context=worker_context,
+        stats=stats,
     )
 
     def finished(job: MatchJob, result: MatchResult) -> None:

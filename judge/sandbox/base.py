@@ -17,8 +17,19 @@ SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # /lib... are /usr's on merged-/usr systems), a snapshot of a few /etc files, its own /dev and
 # /proc, and a private, empty /tmp (not listed: a command naming a host /tmp path is refused
 # rather than shown an empty directory). A bot's run or build command may name no other path.
-VISIBLE_SYSTEM: tuple[str, ...] = ("/usr", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                   "/libx32", "/etc", "/dev", "/proc")
+VISIBLE_SYSTEM: tuple[str, ...] = (
+    "/usr",
+    "/opt",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/dev",
+    "/proc",
+)
 
 # Isolation layers from weakest to strongest; each includes everything before it.
 LAYERS: tuple[str, ...] = ("none", "base", "namespaces", "cgroups")

@@ -46,11 +46,42 @@ SYSTEM_DIRS = ("/usr", "/opt")
 MERGED_USR_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = skeleton.ETC_ENTRIES
 # Directories that are never a bot's own box: binding one would show the host's shared files.
-SHARED_DIRS = {"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/run", "/home", "/root", "/etc",
-               "/proc", "/sys", "/var", "/usr", "/work"}
+SHARED_DIRS = {
+    "/",
+    "/tmp",
+    "/var/tmp",
+    "/dev",
+    "/dev/shm",
+    "/run",
+    "/home",
+    "/root",
+    "/etc",
+    "/proc",
+    "/sys",
+    "/var",
+    "/usr",
+    "/work",
+}
 # Runtimes that reserve large address ranges up front and fail under RLIMIT_AS.
-NO_ADDRESS_LIMIT = ("node", "nodejs", "java", "dotnet", "mono", "go", "deno", "bun", "julia",
-                    "erl", "beam.smp", "ghc", "luajit", "pypy", "pypy3", "sbcl", "ruby")
+NO_ADDRESS_LIMIT = (
+    "node",
+    "nodejs",
+    "java",
+    "dotnet",
+    "mono",
+    "go",
+    "deno",
+    "bun",
+    "julia",
+    "erl",
+    "beam.smp",
+    "ghc",
+    "luajit",
+    "pypy",
+    "pypy3",
+    "sbcl",
+    "ruby",
+)
 
 
 def _find_program(program: str, env: dict[str, str], cwd: Path | None) -> Path | None:
@@ -145,9 +176,7 @@ class SupervisedProcess(BotProcess):
 class NamespacedProcess(BotProcess):
     """A bot in its own namespaces; the process we hold is the launcher left as a relay."""
 
-    def __init__(
-        self, process: trio.Process, cgroups: BotCgroups | None, slot: int | None
-    ) -> None:
+    def __init__(self, process: trio.Process, cgroups: BotCgroups | None, slot: int | None) -> None:
         self.process = process
         self.cgroups = cgroups
         self.slot = slot
@@ -257,10 +286,14 @@ class IsolatedSandbox(Sandbox):
     def _rlimits(self, prepared: _Prepared, with_memory_cgroup: bool) -> list[str]:
         lim = self.limits
         args = [
-            "-r", f"cpu:{lim.cpu_seconds}:{lim.cpu_seconds + 1}",
-            "-r", f"fsize:{lim.file_size_mb * MB}:{lim.file_size_mb * MB}",
-            "-r", f"nofile:{lim.open_files}:{lim.open_files}",
-            "-r", "core:0:0",
+            "-r",
+            f"cpu:{lim.cpu_seconds}:{lim.cpu_seconds + 1}",
+            "-r",
+            f"fsize:{lim.file_size_mb * MB}:{lim.file_size_mb * MB}",
+            "-r",
+            f"nofile:{lim.open_files}:{lim.open_files}",
+            "-r",
+            "core:0:0",
         ]
         if not with_memory_cgroup and not _no_address_limit(prepared.interpreters):
             size = lim.address_space_mb * MB
@@ -305,10 +338,16 @@ class IsolatedSandbox(Sandbox):
     ) -> BotProcess:
         cwd = prepared.cwd
         argv = [
-            str(launcher), *self._rlimits(prepared, False), "-p", str(os.getpid()), "-n", "-s",
+            str(launcher),
+            *self._rlimits(prepared, False),
+            "-p",
+            str(os.getpid()),
+            "-n",
+            "-s",
             # A bot left uid 0 (no namespaces here) keeps no capability over the judge.
             *(["-C"] if os.geteuid() == 0 else []),
-            "--", *bot.argv,
+            "--",
+            *bot.argv,
         ]
         try:
             process = await procs.spawn(
@@ -398,11 +437,22 @@ class IsolatedSandbox(Sandbox):
                 outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
             outer += ["-p", str(os.getpid())]
             outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
-            outer += ["-n", "-L", "-w", "/tmp", "-w", "/dev/shm", "-S",
-                      "-i", f"{procs.STDIN_FD}:{procs.STDOUT_FD}"]
+            outer += [
+                "-n",
+                "-L",
+                "-w",
+                "/tmp",
+                "-w",
+                "/dev/shm",
+                "-S",
+                "-i",
+                f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
+            ]
             outer += ["--", *bot.argv]
             process = await procs.spawn(
-                outer, env=minimal_env(bot, seed=seed, home=Path("/tmp")), cwd="/",
+                outer,
+                env=minimal_env(bot, seed=seed, home=Path("/tmp")),
+                cwd="/",
                 pipes_aside=True,
             )
         except BaseException as exc:

@@ -16,8 +16,15 @@ PACKAGED_DIR = Path(__file__).with_name("bin")
 # It runs once per bot start: without a C library first (x86-64 and arm64; a libc's
 # start-up costs ~0.3 ms per exec in a VM), else static (no dynamic loader), else whatever
 # this compiler can do.
-NOLIBC = ("-O2", "-static", "-nostdlib", "-fno-stack-protector", "-fno-pie", "-no-pie",
-          "-DLAUNCHER_NOLIBC")
+NOLIBC = (
+    "-O2",
+    "-static",
+    "-nostdlib",
+    "-fno-stack-protector",
+    "-fno-pie",
+    "-no-pie",
+    "-DLAUNCHER_NOLIBC",
+)
 BUILDS = (NOLIBC, ("-O2", "-static"), ("-O2",))
 
 
@@ -32,7 +39,9 @@ def _runs(binary: Path) -> bool:
     try:
         probe = subprocess.run(
             [str(binary), "-n", "-r", "core:0:0", "--", "/bin/sh", "-c", "exit 7"],
-            capture_output=True, timeout=30, stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -51,7 +60,9 @@ def build(target: Path) -> str | None:
         try:
             proc = subprocess.run(
                 [cc, *flags, "-o", str(partial), str(SOURCE)],
-                capture_output=True, text=True, timeout=120,
+                capture_output=True,
+                text=True,
+                timeout=120,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             return f"building the sandbox launcher failed: {exc}"

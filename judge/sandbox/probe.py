@@ -50,11 +50,24 @@ def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
         argv = [str(launcher)]
         if sandbox.use_slot_uids:
             argv += ["-u", "65534:65534"]
-        argv += [*sandbox._tree_args([box], Path(box)), "-n", "-L", "-w", "/tmp", "-S",
-                 "--", "/bin/sh", "-c", f"test -d {box} && test ! -e /oldroot"]
+        argv += [
+            *sandbox._tree_args([box], Path(box)),
+            "-n",
+            "-L",
+            "-w",
+            "/tmp",
+            "-S",
+            "--",
+            "/bin/sh",
+            "-c",
+            f"test -d {box} && test ! -e /oldroot",
+        ]
         try:
             proc = subprocess.run(
-                argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT,
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=PROBE_TIMEOUT,
                 stdin=subprocess.DEVNULL,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:

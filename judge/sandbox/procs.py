@@ -45,14 +45,25 @@ def become_subreaper() -> bool:
 
 
 def _popen(
-    argv: list[str], stdio: tuple[int, int], stderr: int, fds: tuple[int, ...], cwd: str | None,
+    argv: list[str],
+    stdio: tuple[int, int],
+    stderr: int,
+    fds: tuple[int, ...],
+    cwd: str | None,
     env: dict[str, str],
 ) -> subprocess.Popen[bytes]:
     """Fork and exec (vfork: returns once the child has exec'd), registered as a bot."""
     with _lock:
         popen = subprocess.Popen(
-            argv, stdin=stdio[0], stdout=stdio[1], stderr=stderr, start_new_session=True,
-            close_fds=True, pass_fds=fds, cwd=cwd, env=env,
+            argv,
+            stdin=stdio[0],
+            stdout=stdio[1],
+            stderr=stderr,
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=fds,
+            cwd=cwd,
+            env=env,
         )
         _spawned.add(popen.pid)
         _bot_sessions.add(popen.pid)
@@ -78,8 +89,9 @@ async def spawn(
     stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
     stderr_r, stderr_w = os.pipe2(os.O_CLOEXEC)
     if pipes_aside:
-        argv = [arg.replace(STDIN_FD, str(stdin_r)).replace(STDOUT_FD, str(stdout_w))
-                for arg in argv]
+        argv = [
+            arg.replace(STDIN_FD, str(stdin_r)).replace(STDOUT_FD, str(stdout_w)) for arg in argv
+        ]
         stdio: tuple[int, int] = (subprocess.DEVNULL, subprocess.DEVNULL)
         fds: tuple[int, ...] = (stdin_r, stdout_w)
     else:

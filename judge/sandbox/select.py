@@ -67,9 +67,7 @@ def default_sandbox(
     if floor is not None and rank < layer_rank(floor):
         report = probe()
         why = "" if report.available.get(floor) else f" ({floor}: {report.reasons[floor]})"
-        raise SandboxError(
-            f"sandbox layer {chosen!r} is below the required minimum {floor!r}{why}"
-        )
+        raise SandboxError(f"sandbox layer {chosen!r} is below the required minimum {floor!r}{why}")
     return sandbox_for(chosen, limits)
 
 

@@ -744,9 +744,7 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
 
     def is_upload(scope: Scope) -> bool:
         path = scope.get("path", "")
-        return scope.get("method") == "POST" and (
-            path == "/api/bots" or path.endswith("/versions")
-        )
+        return scope.get("method") == "POST" and (path == "/api/bots" or path.endswith("/versions"))
 
     def limit_for(scope: Scope) -> int:
         if is_upload(scope):

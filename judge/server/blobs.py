@@ -166,4 +166,3 @@ class LocalBlobStore(BlobStore):
 
     async def last_replay_line(self, key: str) -> str | None:
         return await trio.to_thread.run_sync(last_line, self._replay(key))
-

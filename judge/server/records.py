@@ -38,8 +38,9 @@ class Bot(BaseModel):
     latest_version: int | None = Field(None, description="newest version that passed its check")
     listed_at: float | None = Field(None, description="when a version first passed its check")
     status: Literal["listed", "checking", "failed", "no version", ""] = Field(
-        "", description="listed (a version passed its check), checking, failed (every version "
-        "failed its check) or no version; in bot lists"
+        "",
+        description="listed (a version passed its check), checking, failed (every version "
+        "failed its check) or no version; in bot lists",
     )
 
 
