@@ -246,8 +246,7 @@ pages.tournaments = async (main) => {
     const out = h("div");
     const form = h("form", { class: "stack card", id: "new-tournament" }, h("label", {}, "Game"), picker.select,
       h("label", {}, "Bots"), bots,
-      h("p", { class: "muted" }, "Each game's own format: rps round robin, roshambolo one match of all, " +
-        "liar's dice free-for-all games, counting every pair × runs."),
+      h("p", { class: "muted" }, "Each game plays its own tournament format."),
       h("p", {}, h("button", { type: "submit" }, "Start")), out);
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
