@@ -223,7 +223,16 @@ class DaskExecutor(Executor):
             await trio.sleep(0.1)
         if self.client.status != "running":
             return True
-        return bool(self.client.scheduler_info().get("id") != self._scheduler_id)
+        # Asked of the scheduler itself: the client's cached identity can still be the old one
+        # for a moment after it reconnected.
+        client = self.client
+        try:
+            identity = await trio.to_thread.run_sync(
+                lambda: client.sync(client.scheduler.identity, callback_timeout=CONNECT_TIMEOUT)
+            )
+        except Exception:
+            return True
+        return bool(identity.get("id") != self._scheduler_id)
 
     async def _reconnect(self, force: bool = False) -> None:
         """The scheduler was lost: connect afresh (a server resumes its queue once the
