@@ -203,6 +203,7 @@ def test_a_decompression_bomb_stays_small(tmp_path: Path) -> None:
     assert peak < 16 << 20, f"peak {peak} bytes"
 
 
+@pytest.mark.slow
 def test_reading_a_long_replay_takes_constant_memory(tmp_path: Path) -> None:
     path = tmp_path / "long.replay.zst"
     writer = ReplayWriter(path)
