@@ -304,6 +304,40 @@ async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
         assert len(body(Path(match.replay or ""))) == 40
 
 
+async def test_a_match_the_cluster_drops_is_submitted_again(
+    tmp_path: Path, cluster: Cluster
+) -> None:
+    """The scheduler may drop a task we still wait for (its client reconnected, a box's
+    copies died with a worker): the match is played again, not lost."""
+    from distributed import Client, Future
+
+    bot = slow_bot(tmp_path / "box", 0.02)
+    spec = rps_spec(bot, builtin("rps", "rock"), turns=60).model_copy(
+        update={"match_id": f"dropped{time.time_ns()}"}
+    )
+    dropped = False
+
+    def drop_when_running() -> None:
+        nonlocal dropped
+        with Client(cluster.address, timeout=30) as other:
+            key = f"match-{spec.match_id}"
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                processing = other.processing()
+                if any(key in keys for keys in processing.values()):
+                    Future(key, other).cancel(force=True)
+                    dropped = True
+                    return
+                time.sleep(0.05)
+
+    async with DaskExecutor(cluster.address) as executor, trio.open_nursery() as nursery:
+        nursery.start_soon(trio.to_thread.run_sync, drop_when_running)
+        result = await executor.run(MatchJob(spec, replay_path=tmp_path / "r.jsonl"))
+    assert dropped
+    assert result.turns == 60 and result.players[0].outcome == "ok"
+    assert len(body(tmp_path / "r.jsonl")) == 60
+
+
 async def test_a_lost_scheduler_is_a_clear_error_and_a_new_one_is_used(tmp_path: Path) -> None:
     own = Cluster(tmp_path / "cluster", workers=1)
     bot = slow_bot(tmp_path / "box", 0.05)

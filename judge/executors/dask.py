@@ -12,7 +12,9 @@ back while the match runs as events on a topic of this executor (``log_event`` o
 worker, ``subscribe_topic`` here), and the complete lines again with the result, so the
 replay file written here is whole even if an event was late. Task keys are
 ``match-<match id>``: a match submitted twice is one task, and its result arrives once.
-If a worker dies, the scheduler runs its matches again elsewhere; the lines of the
+If a worker dies, the scheduler runs its matches again elsewhere; a match the cluster drops
+(cancelled, not by us: the client lost and regained its scheduler, or a box lost every copy)
+is submitted again, up to three times. The lines of the
 abandoned attempt are dropped (``MatchJob.on_restart``).
 """
 
@@ -41,6 +43,8 @@ RESOURCE = "match"
 BOXES_KEPT = 256
 CONNECT_TIMEOUT = 10.0
 WORKERS_TIMEOUT = 60.0
+# How many times a match the cluster dropped (not failed) is submitted before giving up.
+SUBMISSIONS = 3
 WORKER_HELP = (
     "start workers with: dask worker tcp://HOST:8786 --nworkers $(nproc) --nthreads 1 "
     f"--resources {RESOURCE}=1"
@@ -73,6 +77,12 @@ class _Live:
         self.attempt = attempt
         self.relay.deliver(0, lines)
         self.relay.close()
+
+
+class _Dropped(Exception):
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def _files_of(box: Path) -> tuple[Any, ...]:
@@ -326,10 +336,56 @@ class DaskExecutor(Executor):
             raise
         if relay is not None:
             self._live[match_id] = _Live(relay)
+        try:
+            for submission in range(1, SUBMISSIONS + 1):
+                try:
+                    result = await self._play(job, match_id, spec_json, boxes, submission)
+                    break
+                except _Dropped as dropped:
+                    # The cluster dropped the task although we still want it (the client lost
+                    # and regained its scheduler, or a box's every copy died with a worker).
+                    if submission == SUBMISSIONS or await self._scheduler_changed():
+                        address = self.address or "the LocalCluster"
+                        raise ExecutorError(
+                            f"lost the Dask scheduler at {address}: match {match_id} could "
+                            f"not finish ({dropped.status})"
+                        ) from None
+                    log.warning(
+                        "the cluster dropped a match: submitting it again",
+                        match=match_id,
+                        status=dropped.status,
+                    )
+                    self._unship(boxes)
+                    self._forget(boxes)
+                    boxes = {}  # nothing shipped, should shipping again fail
+                    spec_json, boxes = await self._ship(job)
+        except BaseException:
+            if relay is not None:
+                relay.close()
+            raise
+        finally:
+            self._live.pop(match_id, None)
+            self._unship(boxes)
+        if job.replay_path is not None:
+            result = result.model_copy(update={"replay": str(job.replay_path)})
+        return result
+
+    def _forget(self, boxes: dict[str, Any]) -> None:
+        """Scatter these boxes afresh next time (their copies on the cluster may be gone)."""
+        for digest in boxes:
+            self._boxes.pop(digest, None)
+        self._packed = {sig: d for sig, d in self._packed.items() if d not in boxes}
+
+    async def _play(
+        self, job: MatchJob, match_id: str, spec_json: str, boxes: dict[str, Any], submission: int
+    ) -> MatchResult:
         from judge.executors.dask_worker import play_match
 
+        wants_lines = match_id in self._live
         done = trio.Event()
         token = trio.lowlevel.current_trio_token()
+        # A resubmitted match gets a key of its own: the dropped one may linger a moment.
+        key = f"match-{match_id}" if submission == 1 else f"match-{match_id}-{submission}"
         future = self.client.submit(
             play_match,
             spec_json,
@@ -338,7 +394,7 @@ class DaskExecutor(Executor):
             wants_lines,
             job.batch_scheduling,
             self.min_layer,
-            key=f"match-{match_id}",
+            key=key,
             resources={RESOURCE: 1},
             pure=False,
         )
@@ -348,26 +404,19 @@ class DaskExecutor(Executor):
                 token.run_sync_soon(done.set)
 
         future.add_done_callback(finished)
-        live = self._live.get(match_id)
         try:
             await done.wait()
             payload = await self._outcome(future, match_id)
-            result = MatchResult.model_validate_json(payload["result"])
-            self.fetches.append({"seconds": payload["fetch_s"], "cached": payload["cached"]})
-            if live is not None:
-                text = zstandard.ZstdDecompressor().decompress(payload["lines"]).decode()
-                live.finish(payload["attempt"], text.splitlines(keepends=True))
         except BaseException:
             # The caller gave up (cancelled) or the cluster failed: let the task go.
             future.cancel()
-            if relay is not None:
-                relay.close()
             raise
-        finally:
-            self._live.pop(match_id, None)
-            self._unship(boxes)
-        if job.replay_path is not None:
-            result = result.model_copy(update={"replay": str(job.replay_path)})
+        result = MatchResult.model_validate_json(payload["result"])
+        self.fetches.append({"seconds": payload["fetch_s"], "cached": payload["cached"]})
+        live = self._live.get(match_id)
+        if live is not None:
+            text = zstandard.ZstdDecompressor().decompress(payload["lines"]).decode()
+            live.finish(payload["attempt"], text.splitlines(keepends=True))
         return result
 
     async def _outcome(self, future: Any, match_id: str) -> dict[str, Any]:
@@ -393,9 +442,5 @@ class DaskExecutor(Executor):
             raise ExecutorError(
                 f"match {match_id} failed on its worker: {type(error).__name__}: {error}"
             )
-        # Cancelled: by us (then we are being cancelled too) or because the client lost its
-        # scheduler.
-        address = self.address or "the LocalCluster"
-        raise ExecutorError(
-            f"lost the Dask scheduler at {address}: match {match_id} could not finish ({status})"
-        )
+        # Cancelled, and not by us (we would be cancelled too, and not be here).
+        raise _Dropped(status)
