@@ -103,3 +103,72 @@ def test_two_servers_share_the_queue_and_take_over_from_a_dead_one(
     finally:
         stop_server(first)
         stop_server(second)
+
+
+def test_a_server_that_stalls_past_its_lease_records_nothing(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    """A server frozen longer than its lease (SIGSTOP: a long GC pause, a swapped-out VM)
+    wakes up to find its match taken over: what it played is dropped, and the match is
+    recorded once, by the server that ran it again (before: the frozen server, well ahead,
+    finished first and its result was recorded beside the other run's replay)."""
+    url = postgres.new_database()
+    data = tmp_path / "data"
+    common = ("--db", url, "--no-ladder", "--concurrency", "1", "--lease", "3")
+    first = start_server(data, *common)
+    second = start_server(data, *common)
+    try:
+        token = first.admin_token
+        with first.client(token) as a, second.client(token) as b:
+            fast = upload(a, "fast", "rps", "rps_bot.py", PY_BOT)
+            slow = upload(b, "slow", "rps", "slow.py", SLOW_PY_BOT)
+            assert wait_checked(b, fast["bot"]["id"], 1)["state"] == "ready"
+            assert wait_checked(a, slow["bot"]["id"], 1)["state"] == "ready"
+            r = a.post(
+                "/api/matches",
+                json={"game": "rps", "bots": ["slow", "fast"], "options": {"turns": 1000}},
+            )
+            match_id = r.json()["id"]
+
+            def claim() -> tuple[str, str] | None:
+                with psycopg.connect(url) as conn:
+                    row = conn.execute(
+                        "SELECT status, claimed_by FROM matches WHERE id = %s", (match_id,)
+                    ).fetchone()
+                return (row[0], row[1]) if row and row[0] == "running" else None
+
+            _, owner = wait_for(claim, 60)
+
+            def played() -> int:
+                replay = a.get(f"/api/matches/{match_id}/replay")
+                return sum(not line.startswith("#") for line in replay.text.splitlines())
+
+            # Well into the match, so the stalled server would finish it first on waking.
+            wait_for(lambda: played() >= 300, 60)
+            stalled, other, client = (
+                (first, second, b)
+                if owner.split("-")[1] == str(first.proc.pid)
+                else (second, first, a)
+            )
+            stalled.proc.send_signal(signal.SIGSTOP)
+            try:
+                # The other server takes the match over once the lease has run out.
+                wait_for(lambda: ((c := claim()) is not None and c[1] != owner) or None, 60)
+            finally:
+                stalled.proc.send_signal(signal.SIGCONT)
+            final = wait_match(client, match_id, timeout=180)
+            assert final["status"] == "finished" and final["attempts"] == 2, final
+            assert final["result"]["turns"] == 1000
+            assert [p["outcome"] for p in final["result"]["players"]] == ["ok", "ok"], final
+            with psycopg.connect(url) as conn:
+                row = conn.execute(
+                    "SELECT claimed_by FROM matches WHERE id = %s", (match_id,)
+                ).fetchone()
+            assert row is not None and row[0] != owner
+            # The replay is the one of the run that was recorded: whole, and it verifies.
+            lines = a.get(f"/api/matches/{match_id}/replay").text.splitlines()
+            assert sum(not line.startswith("#") for line in lines) == 1000
+            assert stalled.proc.poll() is None and other.proc.poll() is None
+    finally:
+        stop_server(first)
+        stop_server(second)

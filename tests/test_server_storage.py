@@ -213,6 +213,46 @@ async def test_finish_is_recorded_once_with_its_rating(storage: Storage) -> None
     assert await storage.finish_match("missing", "error", now=1.0) is None
 
 
+async def test_a_lapsed_claim_records_nothing(storage: Storage) -> None:
+    """A server that stalled past its lease may still finish its match: the server that
+    took the match over is the one that records it (and rates it), once."""
+    alice = await storage.create_user("alice")
+    a = await bot_with_version(storage, "a", alice.id)
+    b = await bot_with_version(storage, "b", alice.id)
+    seats = [
+        Seat(bot_id=a[0], version=a[1], name="a@1"),
+        Seat(bot_id=b[0], version=b[1], name="b@1"),
+    ]
+    await storage.create_match(match("m", seats=seats, kind="ladder"))
+    await storage.claim_next_match(1.0, "stalled")
+    # The stalled server stops beating; the other one takes the match back and runs it.
+    assert await storage.recover_interrupted(3, 50.0, stale_before=40.0) == (["m"], [])
+    assert await storage.heartbeat("stalled", 50.0, ["m"]) == [("m", "")]
+    taken = await storage.claim_next_match(50.0, "other")
+    assert taken is not None and taken.attempts == 2
+
+    def update(ratings: list[Rating]) -> list[Rating]:
+        return [r.model_copy(update={"games": r.games + 1}) for r in ratings]
+
+    late = await storage.finish_match(
+        "m", "finished", now=60.0, result={"winner": 1}, rating_update=update, owner="stalled"
+    )
+    assert late is None
+    await storage.requeue_match("m", not_before=0.0, error="fault", owner="stalled")
+    assert await storage.heartbeat("other", 61.0, ["m"]) == []
+    current = await storage.get_match("m")
+    assert current is not None and current.status == "running" and current.result is None
+    done = await storage.finish_match(
+        "m", "finished", now=70.0, result={"winner": 0}, rating_update=update, owner="other"
+    )
+    assert done is not None and done.result == {"winner": 0}
+    again = await storage.finish_match(
+        "m", "finished", now=71.0, result={"winner": 0}, rating_update=update, owner="other"
+    )
+    assert again is None  # not running any more: nothing recorded twice
+    assert [r.games for r in await storage.ratings("rps")] == [1, 1]
+
+
 async def test_listing_counting_and_usage(storage: Storage) -> None:
     alice = await storage.create_user("alice")
     bob = await storage.create_user("bob")

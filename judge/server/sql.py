@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from judge.server.records import (
@@ -389,14 +389,18 @@ class SqlStorage(Storage):
             lambda c: c.execute("UPDATE matches SET held = ? WHERE id = ?", (int(held), match_id))
         )
 
-    async def requeue_match(self, match_id: str, *, not_before: float, error: str) -> None:
-        await self._tx(
-            lambda c: c.execute(
-                "UPDATE matches SET status = 'queued', started = NULL, not_before = ?, error = ? "
-                "WHERE id = ? AND status = 'running'",
-                (not_before, error, match_id),
-            )
+    async def requeue_match(
+        self, match_id: str, *, not_before: float, error: str, owner: str | None = None
+    ) -> None:
+        sql = (
+            "UPDATE matches SET status = 'queued', started = NULL, not_before = ?, error = ? "
+            "WHERE id = ? AND status = 'running'"
         )
+        args: list[Any] = [not_before, error, match_id]
+        if owner is not None:
+            sql += " AND claimed_by = ?"
+            args.append(owner)
+        await self._tx(lambda c: c.execute(sql, args))
 
     async def get_match(self, match_id: str) -> Match | None:
         def fn(c: Any) -> Match | None:
@@ -455,18 +459,21 @@ class SqlStorage(Storage):
 
         return await self._tx(fn)
 
-    async def heartbeat(self, owner: str, now: float) -> list[tuple[str, str]]:
+    async def heartbeat(
+        self, owner: str, now: float, running: Collection[str] = ()
+    ) -> list[tuple[str, str]]:
         def fn(c: Any) -> list[tuple[str, str]]:
             c.execute(
                 "UPDATE matches SET heartbeat = ? WHERE claimed_by = ? AND status = 'running'",
                 (now, owner),
             )
             rows = c.execute(
-                "SELECT id, cancel_by FROM matches WHERE claimed_by = ? AND status = 'running' "
-                "AND cancel_by != ''",
+                "SELECT id, cancel_by FROM matches WHERE claimed_by = ? AND status = 'running'",
                 (owner,),
             ).fetchall()
-            return [(r["id"], r["cancel_by"]) for r in rows]
+            held = {r["id"] for r in rows}
+            asked = [(r["id"], r["cancel_by"]) for r in rows if r["cancel_by"]]
+            return asked + [(match_id, "") for match_id in running if match_id not in held]
 
         return await self._tx(fn)
 
@@ -489,18 +496,25 @@ class SqlStorage(Storage):
         result: dict[str, Any] | None = None,
         error: str = "",
         rating_update: RatingUpdate | None = None,
+        owner: str | None = None,
     ) -> Match | None:
         def fn(c: Any) -> Match | None:
             row = c.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
             if row is None:
                 return None
             match = _match(row)
-            if match.status in ("finished", "error", "cancelled"):
+            if owner is None and match.status in ("finished", "error", "cancelled"):
                 return match  # already final: a second report changes nothing
-            c.execute(
-                "UPDATE matches SET status = ?, finished = ?, result = ?, error = ? WHERE id = ?",
-                (status, now, json.dumps(result) if result is not None else None, error, match_id),
-            )
+            sql = "UPDATE matches SET status = ?, finished = ?, result = ?, error = ? WHERE id = ?"
+            args = [status, now, json.dumps(result) if result is not None else None, error]
+            args.append(match_id)
+            if owner is not None:
+                # Only while this owner's claim holds (checked by the update itself, so two
+                # servers finishing at once cannot both pass).
+                sql += " AND status = 'running' AND claimed_by = ?"
+                args.append(owner)
+            if c.execute(sql, args).rowcount != 1:
+                return None  # the claim lapsed: another server has (or had) the match
             if rating_update is not None and status == "finished":
                 self._rate(c, match, rating_update)
             return _match(c.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone())

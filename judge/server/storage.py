@@ -6,7 +6,7 @@ Bot files and replays are not in here: they live as files in the data directory.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from judge.server.records import (
@@ -150,9 +150,11 @@ class Storage(ABC):
     async def hold_match(self, match_id: str, held: bool) -> None: ...
 
     @abstractmethod
-    async def requeue_match(self, match_id: str, *, not_before: float, error: str) -> None:
+    async def requeue_match(
+        self, match_id: str, *, not_before: float, error: str, owner: str | None = None
+    ) -> None:
         """Back to the queue after a fault of the judge, not to be claimed before
-        ``not_before``."""
+        ``not_before`` (with ``owner``: only while it is that owner's claim)."""
 
     @abstractmethod
     async def get_match(self, match_id: str) -> Match | None: ...
@@ -177,9 +179,12 @@ class Storage(ABC):
         never claim the same match."""
 
     @abstractmethod
-    async def heartbeat(self, owner: str, now: float) -> list[tuple[str, str]]:
+    async def heartbeat(
+        self, owner: str, now: float, running: Collection[str] = ()
+    ) -> list[tuple[str, str]]:
         """Refresh the heartbeat of ``owner``'s running matches; (id, by whom) of those
-        someone asked to cancel."""
+        someone asked to cancel, and (id, "") of those in ``running`` that are no longer
+        ``owner``'s (its claim lapsed and another server took the match)."""
 
     @abstractmethod
     async def request_cancel(self, match_id: str, by: str) -> bool:
@@ -195,8 +200,11 @@ class Storage(ABC):
         result: dict[str, Any] | None = None,
         error: str = "",
         rating_update: RatingUpdate | None = None,
+        owner: str | None = None,
     ) -> Match | None:
-        """Record the end of a match (and its rating change) in one transaction."""
+        """Record the end of a match (and its rating change) in one transaction. A match
+        already ended is left as it is. With ``owner``, only while the match is running
+        under that owner's claim; None if there is no such match or the claim is gone."""
 
     @abstractmethod
     async def recover_interrupted(

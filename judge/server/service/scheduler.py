@@ -94,10 +94,15 @@ class Scheduler:
         while True:
             await trio.sleep(self.config.lease / 10)
             try:
-                for match_id, by in await self.storage.heartbeat(self.ctx.instance, time.time()):
+                mine = list(self._cancel_scopes)
+                for match_id, by in await self.storage.heartbeat(
+                    self.ctx.instance, time.time(), mine
+                ):
                     scope = self._cancel_scopes.get(match_id)
                     if scope is not None and not scope.cancel_called:
-                        self._cancelled_by[match_id] = by
+                        if not by:  # our claim lapsed (we stalled): another server runs it
+                            log.warning("lost the claim on a running match", match_id=match_id)
+                        self._cancelled_by[match_id] = by or "a lapsed claim"
                         scope.cancel()
                 await self._recover(initial=False)
             except Exception:  # storage trouble: try again next beat
@@ -420,6 +425,7 @@ class Scheduler:
                     match.id,
                     not_before=time.time() + delay,
                     error=f"attempt {match.attempts} failed, retrying in {delay:g} s: {error}",
+                    owner=self.ctx.instance,
                 )
                 self.running.discard(match.id)
                 if self._nursery is not None:
@@ -446,14 +452,23 @@ class Scheduler:
         ):
             final = result
             rating_update = lambda ratings: rating.rate(ratings, final)  # noqa: E731
-        await self.storage.finish_match(
+        done = await self.storage.finish_match(
             match.id,
             status,
             now=time.time(),
             result=result,
             error=error,
             rating_update=rating_update,
+            owner=self.ctx.instance,
         )
+        if done is None:
+            # This server stalled past its lease and another one took the match: that one
+            # records it (and its replay); what we played is dropped, never recorded twice.
+            log.warning("match taken over by another server: our result dropped", match_id=match.id)
+            self.running.discard(match.id)
+            self.hub.finish(match.id)
+            self._recorded.pop(match.id, trio.Event()).set()
+            return
         await self.blobs.commit_replay(match.id)
         self.running.discard(match.id)
         final_line = await self.blobs.last_replay_line(match.id)
