@@ -64,7 +64,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def postgres_server() -> Iterator[PostgresServer]:
+def postgres_server(*, durable: bool = False) -> Iterator[PostgresServer]:
+    """A server in a temporary directory. Tests run it with fsync off (they need no
+    durability); ``durable`` keeps PostgreSQL's defaults, for measuring writes."""
     bin_dir = find_bin()
     assert bin_dir is not None
     root = Path(tempfile.mkdtemp(prefix="judge-pg-"))
@@ -81,7 +83,9 @@ def postgres_server() -> Iterator[PostgresServer]:
 
     try:
         run(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", user, "-E", "UTF8")
-        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
+        if not durable:
+            options += " -c fsync=off"
         run(
             str(bin_dir / "pg_ctl"),
             "-D",

@@ -105,6 +105,7 @@ def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixtu
         "6 deadline",
         "7 scale",
         "9 bot CPU",
+        "11 database",
     ):
         assert label in table
     deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]
