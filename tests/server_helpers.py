@@ -90,9 +90,12 @@ def _reader(stream: io.TextIOBase, lines: queue.Queue[str | None], keep: list[st
     lines.put(None)
 
 
-def start_server(data: Path, *extra: str) -> ServerProcess:
+def start_server(data: Path, *extra: str, builtins: bool = False) -> ServerProcess:
     # A generous deadline: the machine is shared, and a slow turn here is not what is tested.
     deadline = [] if "--deadline" in extra else ["--deadline", "5"]
+    # Built-in bots on the ladders would play beside every test's own matches.
+    if not builtins:
+        deadline.append("--empty")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -147,8 +150,8 @@ def stop_server(server: ServerProcess, sig: int = signal.SIGTERM) -> int:
 
 
 @contextmanager
-def running_server(data: Path, *extra: str) -> Iterator[ServerProcess]:
-    server = start_server(data, *extra)
+def running_server(data: Path, *extra: str, builtins: bool = False) -> Iterator[ServerProcess]:
+    server = start_server(data, *extra, builtins=builtins)
     try:
         yield server
     finally:

@@ -162,6 +162,18 @@ async def test_a_tourney_on_a_local_dask_cluster_matches_the_inproc_one(tmp_path
     await play_both_ways(tmp_path, bots, "dask-local")
 
 
+async def test_dask_local_workers_run_without_the_profiler() -> None:
+    def profiling() -> bool:
+        import dask
+
+        return bool(dask.config.get("distributed.worker.profile.enabled"))
+
+    async with DaskExecutor(None, local_workers=1) as executor:
+        assert executor.client is not None
+        answers = await trio.to_thread.run_sync(executor.client.run, profiling)
+    assert list(answers.values()) == [False]
+
+
 async def test_a_tourney_on_the_local_executor_matches_the_inproc_one(tmp_path: Path) -> None:
     bots = [builtin("rps", "rock"), builtin("rps", "random"), builtin("rps", "paper")]
     await play_both_ways(tmp_path, bots, "local")

@@ -74,7 +74,7 @@ class Api:
 
 
 async def open_api(data: Path, nursery: trio.Nursery, **config: Any) -> Api:
-    defaults = {"ladder": False, "concurrency": 2, "turn_deadline": 5.0}
+    defaults = {"ladder": False, "builtin_bots": False, "concurrency": 2, "turn_deadline": 5.0}
     service = Service(
         ServerConfig(data=data, **{**defaults, **config}), SQLiteStorage(data / "judge.sqlite3")
     )

@@ -293,6 +293,42 @@ def test_the_ladder_plays_by_itself(tmp_path: Path) -> None:
         assert ladder and all(m["rated"] for m in ladder)
 
 
+@pytest.mark.timeout(300)
+def test_a_fresh_server_has_the_built_in_bots_on_its_ladders(tmp_path: Path) -> None:
+    from judge.bots import builtin_bots
+
+    data = tmp_path / "data"
+    with running_server(data, "--concurrency", "2", builtins=True) as server:
+        client = server.client(server.admin_token)
+        listed = {b["name"] for b in client.get("/api/bots").json()}
+        expected = {
+            f"{game}-{name}" for game in ("rps", "counting", "tron") for name in builtin_bots(game)
+        }
+        assert expected <= listed, expected - listed
+        # They play rated ladder matches at once, with no one having uploaded anything.
+        board = wait_for(
+            lambda: (
+                (rows := client.get("/api/leaderboard/rps").json())
+                and sum(r["games"] > 0 for r in rows) >= 4
+                and rows
+            ),
+            timeout=200,
+        )
+        assert {r["owner"] for r in board} == {"builtin"}
+        ladder = client.get("/api/matches?kind=ladder&status=finished").json()
+        assert ladder and all(m["rated"] for m in ladder)
+        # The account is the server's own: nobody can take its name.
+        taken = client.post("/api/users", json={"name": "builtin"})
+        assert taken.status_code == 409, taken.text
+    # A restart adds nothing twice.
+    with running_server(data, "--no-ladder", builtins=True) as again:
+        names = [b["name"] for b in again.client().get("/api/bots").json()]
+        assert len(names) == len(set(names)) and expected <= set(names)
+    # --empty: a server with nothing on its ladders.
+    with running_server(tmp_path / "empty", "--no-ladder", builtins=False) as empty:
+        assert empty.client().get("/api/bots").json() == []
+
+
 def test_serve_usage_errors_and_a_new_admin_token(tmp_path: Path) -> None:
     bad = judge("serve", "--sandbox", "nonsense", "--data", str(tmp_path / "x"))
     assert bad.returncode == 2 and "nonsense" in bad.stderr and "Traceback" not in bad.stderr

@@ -55,6 +55,11 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="continuous rated matchmaking between listed bots",
 )
 @click.option(
+    "--empty",
+    is_flag=True,
+    help="no built-in bots on the ladders (default: every game's built-in bots join them)",
+)
+@click.option(
     "--open-registration",
     is_flag=True,
     help="anyone may create an account (default: only the admin)",
@@ -113,6 +118,7 @@ def serve_command(
     db: str | None,
     concurrency: int | None,
     ladder: bool,
+    empty: bool,
     open_registration: bool,
     max_upload: int,
     executor_name: str,
@@ -145,6 +151,7 @@ def serve_command(
         host=host,
         port=port,
         ladder=ladder,
+        builtin_bots=not empty,
         open_registration=open_registration,
         turn_deadline=deadline,
         limits=replace(UploadLimits(), upload_bytes=max_upload),

@@ -33,6 +33,8 @@ class ServerConfig:
     # Where matches run (judge.executors): inproc, local, dask://HOST:PORT or dask-local.
     executor: str = "inproc"
     ladder: bool = True
+    # Every game's built-in bots join the ladders (owned by the user ``builtin``).
+    builtin_bots: bool = True
     ladder_interval: float = 2.0
     # Ladder matches kept queued or running per game.
     ladder_backlog: int = 2

@@ -45,9 +45,10 @@ class Bot(BaseModel):
 
 
 class Launch(BaseModel):
-    """How a stored version starts: a command in its box, or a Python file through an adapter."""
+    """How a stored version starts: a command in its box, a Python file through an adapter,
+    or one of the game's built-in bots (``run`` names it; the version has no files)."""
 
-    kind: Literal["command", "python"]
+    kind: Literal["command", "python", "builtin"]
     run: str = ""
     file: str = ""
     build: str | None = None

@@ -18,6 +18,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+import structlog
 import trio
 
 from games import all_games
@@ -62,6 +63,8 @@ __all__ = [
     "new_token",
     "result_for",
 ]
+
+log = structlog.get_logger("judge.server")
 
 
 class Service:
@@ -121,6 +124,10 @@ class Service:
                 directory.mkdir(parents=True)
             self.ctx.work_root.mkdir()
         self.admin_token = await self.accounts.ensure_admin()
+        if self.config.builtin_bots:
+            added = await self.catalog.ensure_builtin_bots()
+            if added:
+                log.info("built-in bots joined the ladders", bots=len(added))
         await self.scheduler.recover()
         await self.catalog.recover()
 

@@ -19,6 +19,9 @@ from judge.server.service.common import (
 )
 from judge.server.storage import Conflict
 
+# Accounts the server makes itself (the admin, the owner of the built-in bots).
+RESERVED_NAMES = frozenset({"admin", "builtin"})
+
 
 class Accounts:
     def __init__(self, ctx: Context) -> None:
@@ -57,6 +60,8 @@ class Accounts:
         if not self.ctx.config.open_registration and (actor is None or not actor.is_admin):
             raise Forbidden("only the admin can create accounts on this server")
         check_name(name, "user name")
+        if name.lower() in RESERVED_NAMES:
+            raise Taken(f"the user name {name!r} is reserved for the server")
         try:
             user = await self.storage.create_user(name)
         except Conflict as exc:

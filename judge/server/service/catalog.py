@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 import structlog
 import trio
 
+from games import all_games
 from judge.bots import BotError, builtin_bots, builtin_spec, from_python
 from judge.models import BotSpec
 from judge.sandbox import SandboxError
 from judge.sandbox.base import SAFE_PATH
 from judge.server import ladder as rating
 from judge.server.blobs import tree_key
-from judge.server.records import Bot, Match, MatchStatus, Seat, User, Version
+from judge.server.records import Bot, Launch, Match, MatchStatus, Seat, User, Version
 from judge.server.service.common import (
     BadRequest,
     Context,
@@ -44,6 +45,8 @@ log = structlog.get_logger("judge.server")
 
 BUILD_OUTPUT = 16384
 MESSAGE_STDERR = 2000
+# The account that owns every game's built-in bots on a server's ladders.
+BUILTIN_USER = "builtin"
 
 
 def seat_of(bot: Bot, version: int) -> Seat:
@@ -319,6 +322,8 @@ class Catalog:
         # Each match gets its own copy: whatever a bot writes never changes the stored version.
         await self.blobs.checkout_tree(tree_key(seat.bot_id, seat.version), workdir)
         launch = version.launch
+        if launch.kind == "builtin":
+            return builtin_spec(game, launch.run).model_copy(update={"name": seat.name})
         if launch.kind == "python":
             # A Python 2 file is translated on first use (~0.3 s): not on the event loop.
             spec = await trio.to_thread.run_sync(from_python, workdir / launch.file, game, None)
@@ -331,6 +336,47 @@ class Catalog:
             # The sandbox finds the program on the host, where the box has this absolute path.
             argv[0] = str(workdir / argv[0])
         return BotSpec(name=seat.name, argv=tuple(argv), cwd=workdir, box=workdir)
+
+    async def ensure_builtin_bots(self) -> list[str]:
+        """Every game's built-in bots as listed, rated bots of the user ``builtin``, so a new
+        server's ladders have matches and ratings at once. Only those missing are added (a
+        new game's, or all on a new database); one an admin deleted stays deleted."""
+        owner = await self._builtin_user()
+        added = []
+        for game in sorted(all_games()):
+            for name in builtin_bots(game):
+                bot_name = f"{game}-{name}"
+                if await self.storage.bot_by_name(bot_name) is not None:
+                    continue
+                try:
+                    bot = await self.storage.create_bot(bot_name, owner.id, game)
+                except Conflict:
+                    continue
+                version = await self.storage.add_version(
+                    bot.id,
+                    filename="(built-in)",
+                    size=0,
+                    sha256="",
+                    launch=Launch(kind="builtin", run=name),
+                )
+                await self.storage.set_version_state(
+                    bot.id,
+                    version.version,
+                    "ready",
+                    message=f"{game}'s built-in bot {name!r}",
+                    initial_rating=rating.INITIAL,
+                )
+                added.append(bot_name)
+        return added
+
+    async def _builtin_user(self) -> User:
+        for user in await self.storage.list_users():
+            if user.name == BUILTIN_USER:
+                return user
+        try:
+            return await self.storage.create_user(BUILTIN_USER)
+        except Conflict:  # another server on the database made it just now
+            return await self._builtin_user()
 
     async def smoke_finished(
         self, match: Match, status: MatchStatus, result: dict[str, Any] | None, error: str
