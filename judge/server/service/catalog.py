@@ -306,6 +306,8 @@ class Catalog:
             version = await self.storage.get_version(seat.bot_id, seat.version)
             if version is None:
                 return f"{seat.name} does not exist any more"
+            if version.launch.kind == "builtin":
+                continue  # no files: the game's own code
             if not await self.blobs.has_tree(tree_key(seat.bot_id, seat.version)):
                 return f"the files of {seat.name} are gone (deleted)"
             if version.launch.build and not version.built:
@@ -319,11 +321,11 @@ class Catalog:
         assert seat.bot_id is not None and seat.version is not None
         version = await self.storage.get_version(seat.bot_id, seat.version)
         assert version is not None
-        # Each match gets its own copy: whatever a bot writes never changes the stored version.
-        await self.blobs.checkout_tree(tree_key(seat.bot_id, seat.version), workdir)
         launch = version.launch
         if launch.kind == "builtin":
             return builtin_spec(game, launch.run).model_copy(update={"name": seat.name})
+        # Each match gets its own copy: whatever a bot writes never changes the stored version.
+        await self.blobs.checkout_tree(tree_key(seat.bot_id, seat.version), workdir)
         if launch.kind == "python":
             # A Python 2 file is translated on first use (~0.3 s): not on the event loop.
             spec = await trio.to_thread.run_sync(from_python, workdir / launch.file, game, None)
