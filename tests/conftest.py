@@ -87,6 +87,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_server_abuse": ("slow",),
     "test_server_api": ("slow",),
     "test_server_browser": ("slow", "browser"),
+    "test_server_charts": ("slow", "browser"),
     "test_server_e2e": ("slow",),
     "test_server_executor": ("slow", "dask"),
     "test_server_pages_ux": ("slow", "browser"),

@@ -222,3 +222,17 @@ def test_tournament_pages(page, server: ServerProcess, token: str) -> None:  # t
     page.wait_for_selector("text=3 of 3 matches played", timeout=120_000)
     names = page.locator("#standings tbody td:nth-child(2)").all_inner_texts()
     assert sorted(names) == ["builtin:rock", "pybot@1", "slowbot@1"]
+    # The cross-table: every pair once each way, points out of games, the diagonal empty.
+    page.wait_for_selector("#cross-table td[data-value]")
+    cells = page.locator("#cross-table tbody tr").evaluate_all(
+        "rows => rows.map(r => [...r.querySelectorAll('td')].map(td => td.dataset.value ?? null))"
+    )
+    assert len(cells) == 3 and all(len(row) == 3 for row in cells)
+    for i in range(3):
+        assert cells[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert float(cells[i][j]) + float(cells[j][i]) == 1.0, cells
+    rows = page.locator("#cross-table tbody th").all_inner_texts()
+    assert rows == names  # in standings order
+    page.screenshot(path="/tmp/judge-screenshots/tournament.png", full_page=True)

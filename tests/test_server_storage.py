@@ -211,6 +211,12 @@ async def test_finish_is_recorded_once_with_its_rating(storage: Storage) -> None
     assert (ratings[a[0]].mu, ratings[b[0]].mu, ratings[a[0]].games) == (26.0, 24.0, 1)
     assert await storage.ladder_counts("rps") == {a: 1, b: 1}
     assert await storage.finish_match("missing", "error", now=1.0) is None
+    # The rating after the match, kept per bot (for its chart), once.
+    history = await storage.rating_history(bot_id=a[0])
+    assert [(p.match_id, p.at, p.mu, p.games) for p in history] == [("m", 6.0, 26.0, 1)]
+    both = await storage.rating_history(game="rps")
+    assert sorted((p.bot_id, p.mu) for p in both) == [(a[0], 26.0), (b[0], 24.0)]
+    assert await storage.rating_history(game="tron") == []
 
 
 async def test_a_lapsed_claim_records_nothing(storage: Storage) -> None:
@@ -471,9 +477,11 @@ async def filled(url: str) -> dict[str, list[dict[str, object]]]:
         alice = await store.create_user("alice")
         await store.add_token(alice.id, "hash", "laptop")
         a = await bot_with_version(store, "a", alice.id, stored=123)
+        b = await bot_with_version(store, "b", alice.id)
         seat = Seat(bot_id=a[0], version=a[1], name="a@1")
+        other = Seat(bot_id=b[0], version=b[1], name="b@1")
         rock = Seat(builtin="rock", name="builtin:rock")
-        await store.create_match(match("m1", seats=[seat, rock], kind="ladder"))
+        await store.create_match(match("m1", seats=[seat, other], kind="ladder"))
         await store.claim_next_match(1.0)
         await store.finish_match(
             "m1", "finished", now=2.0, result={"winner": 0, "x": [1.5]}, rating_update=lambda rs: rs

@@ -655,6 +655,23 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     async def leaderboard(game: str) -> list[dict[str, Any]]:
         return await service.ladder.leaderboard(game)
 
+    @api.get(
+        "/leaderboard/{game}/history",
+        tags=["ladder"],
+        summary="Ratings of a game's bots after each rated match, oldest first",
+    )
+    async def leaderboard_history(game: str) -> list[dict[str, Any]]:
+        return await service.ladder.history(game=game)
+
+    @api.get(
+        "/bots/{ref}/ratings",
+        tags=["ladder"],
+        summary="A bot's rating (μ, σ, μ−3σ) after each of its rated matches, oldest first",
+    )
+    async def bot_ratings(ref: str) -> list[dict[str, Any]]:
+        bot = await service.catalog.bot_or_404(ref)
+        return await service.ladder.history(bot_id=bot.id)
+
     @api.get("/tournaments", tags=["tournaments"], summary="Tournaments, newest first (?game=)")
     async def list_tournaments(game: str | None = None) -> list[Tournament]:
         return await service.tournaments.list_all(game)

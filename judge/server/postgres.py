@@ -88,6 +88,18 @@ ALTER TABLE matches ADD COLUMN heartbeat DOUBLE PRECISION NOT NULL DEFAULT 0;
 ALTER TABLE matches ADD COLUMN cancel_by TEXT NOT NULL DEFAULT ''
 """,
     ),
+    (
+        4,
+        "rating history (a bot's rating after each rated match)",
+        """
+CREATE TABLE rating_history (
+    bot_id BIGINT NOT NULL, version BIGINT NOT NULL, game TEXT NOT NULL,
+    match_id TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, mu DOUBLE PRECISION NOT NULL,
+    sigma DOUBLE PRECISION NOT NULL, games INTEGER NOT NULL);
+CREATE INDEX rating_history_bot ON rating_history (bot_id, at);
+CREATE INDEX rating_history_game ON rating_history (game, at)
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK = 0x6A756467  # any constant: the advisory lock two starting servers share

@@ -122,6 +122,18 @@ class Rating(BaseModel):
         return self.mu - 3 * self.sigma
 
 
+class RatingPoint(BaseModel):
+    """A bot version's rating just after one of its rated matches."""
+
+    bot_id: int
+    version: int
+    match_id: str
+    at: float
+    mu: float
+    sigma: float
+    games: int
+
+
 class Tournament(BaseModel):
     id: str
     game: str

@@ -21,6 +21,7 @@ from judge.server.records import (
     Match,
     MatchStatus,
     Rating,
+    RatingPoint,
     Token,
     Tournament,
     TournamentStatus,
@@ -52,6 +53,7 @@ TABLES = (
     "match_bots",
     "ratings",
     "tournaments",
+    "rating_history",
 )
 
 
@@ -516,13 +518,13 @@ class SqlStorage(Storage):
             if c.execute(sql, args).rowcount != 1:
                 return None  # the claim lapsed: another server has (or had) the match
             if rating_update is not None and status == "finished":
-                self._rate(c, match, rating_update)
+                self._rate(c, match, rating_update, now)
             return _match(c.execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone())
 
         return await self._tx(fn)
 
     @staticmethod
-    def _rate(c: Any, match: Match, update: RatingUpdate) -> None:
+    def _rate(c: Any, match: Match, update: RatingUpdate, now: float) -> None:
         ratings: list[Rating] = []
         for seat in match.seats:
             row = c.execute(
@@ -547,6 +549,36 @@ class SqlStorage(Storage):
                     new.version,
                 ),
             )
+            c.execute(
+                "INSERT INTO rating_history "
+                "(bot_id, version, game, match_id, at, mu, sigma, games) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (new.bot_id, new.version, new.game, match.id, now, new.mu, new.sigma, new.games),
+            )
+
+    async def rating_history(
+        self, *, bot_id: int | None = None, game: str | None = None, limit: int = 5000
+    ) -> list[RatingPoint]:
+        def fn(c: Any) -> list[RatingPoint]:
+            where: list[str] = []
+            args: list[Any] = []
+            if bot_id is not None:
+                where.append("bot_id = ?")
+                args.append(bot_id)
+            if game is not None:
+                where.append("game = ?")
+                args.append(game)
+            sql = "SELECT * FROM rating_history"
+            if where:
+                sql += " WHERE " + " AND ".join(where)
+            # The newest ``limit`` points, oldest first.
+            sql += " ORDER BY at DESC, match_id LIMIT ?"
+            rows = c.execute(sql, [*args, limit]).fetchall()
+            return [
+                RatingPoint(**{k: row[k] for k in RatingPoint.model_fields}) for row in rows[::-1]
+            ]
+
+        return await self._tx(fn)
 
     async def recover_interrupted(
         self, max_attempts: int, now: float, *, stale_before: float | None = None

@@ -82,6 +82,18 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         ALTER TABLE matches ADD COLUMN cancel_by TEXT NOT NULL DEFAULT '';
         """,
     ),
+    (
+        4,
+        "rating history (a bot's rating after each rated match)",
+        """
+        CREATE TABLE IF NOT EXISTS rating_history (
+            bot_id INTEGER NOT NULL, version INTEGER NOT NULL, game TEXT NOT NULL,
+            match_id TEXT NOT NULL, at REAL NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
+            games INTEGER NOT NULL);
+        CREATE INDEX IF NOT EXISTS rating_history_bot ON rating_history (bot_id, at);
+        CREATE INDEX IF NOT EXISTS rating_history_game ON rating_history (game, at);
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

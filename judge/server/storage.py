@@ -15,6 +15,7 @@ from judge.server.records import (
     Match,
     MatchStatus,
     Rating,
+    RatingPoint,
     Token,
     Tournament,
     TournamentStatus,
@@ -231,6 +232,13 @@ class Storage(ABC):
     # -- ratings -----------------------------------------------------------
     @abstractmethod
     async def ratings(self, game: str) -> list[Rating]: ...
+
+    @abstractmethod
+    async def rating_history(
+        self, *, bot_id: int | None = None, game: str | None = None, limit: int = 5000
+    ) -> list[RatingPoint]:
+        """Ratings after each rated match (of one bot, or of a game), oldest first: the
+        newest ``limit`` of them."""
 
     # -- copying a whole database (judge db copy) -------------------------------------
     @abstractmethod

@@ -99,3 +99,21 @@ class Ladder:
         for place, row in enumerate(rows, 1):
             row["rank"] = place
         return rows
+
+    async def history(self, *, game: str | None = None, bot_id: int | None = None) -> list[Any]:
+        """Ratings after each rated match, oldest first, with μ−3σ (what the ladder ranks by):
+        of one bot (every version), or of a game's listed bots."""
+        if game is not None:
+            game = game_or_error(game)
+        points = await self.storage.rating_history(game=game, bot_id=bot_id)
+        names = {}
+        if game is not None:
+            names = {b.id: b.name for b in await self.storage.list_bots(game=game)}
+        return [
+            {
+                **p.model_dump(),
+                "score": round(p.mu - 3 * p.sigma, 3),
+                **({"bot": names.get(p.bot_id, str(p.bot_id))} if game is not None else {}),
+            }
+            for p in points
+        ]

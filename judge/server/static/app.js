@@ -101,6 +101,60 @@ async function gamePicker(onChange, initial) {
   return { select, games };
 }
 
+// -- charts (JudgeChart, from the replay viewer's chart.js) -----------------------
+// Ratings over time: μ−3σ (what the ladder ranks by) as a line, μ±3σ as its band.
+function ratingSeries(points, name, index, withBand) {
+  return {
+    name, index,
+    points: points.map((p) => [p.at * 1000, p.score]),
+    band: withBand ? points.map((p) => [p.at * 1000, p.mu - 3 * p.sigma, p.mu + 3 * p.sigma]) : [],
+  };
+}
+
+function timeFormat(series) {
+  const times = series.flatMap((s) => s.points.map(([x]) => x));
+  const span = Math.max(...times) - Math.min(...times);
+  const parts = span < 15 * 60e3 ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+    : span < 86400e3 ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" };
+  return (ms) => new Date(ms).toLocaleString([], parts);
+}
+
+function ratingChart(series, yLabel, caption) {
+  const svg = JudgeChart.lineChart({
+    series, yLabel, xLabel: "time", xFormat: timeFormat(series), empty: "no rated match yet",
+  });
+  return h("figure", { class: "jc-figure" }, svg,
+    series.length > 1 ? JudgeChart.legend(series.map((s) => s.name)) : null,
+    h("figcaption", {}, caption));
+}
+
+// A tournament's results between every pair: row's points against column (win 1, draw ½).
+function crossTable(matches, names) {
+  const index = new Map(names.map((n, i) => [n, i]));
+  const points = names.map(() => names.map(() => 0));
+  const games = names.map(() => names.map(() => 0));
+  for (const m of matches) {
+    if (m.status !== "finished" || !m.result) continue;
+    const players = m.result.players;
+    for (const a of players) {
+      for (const b of players) {
+        if (a === b || !index.has(a.name) || !index.has(b.name)) continue;
+        const i = index.get(a.name), j = index.get(b.name);
+        games[i][j] += 1;
+        points[i][j] += a.rank < b.rank ? 1 : a.rank === b.rank ? 0.5 : 0;
+      }
+    }
+  }
+  const cells = names.map((_, i) => names.map((_, j) => (i === j || games[i][j] === 0) ? null : {
+    value: points[i][j] / games[i][j],
+    text: `${points[i][j]}/${games[i][j]}`,
+    title: `${names[i]} against ${names[j]}: ${points[i][j]} points in ${games[i][j]} games`,
+  }));
+  const table = JudgeChart.heatMap({ rows: names, cols: names, cells, min: 0, max: 1 });
+  table.id = "cross-table";
+  return table;
+}
+
 // -- pages ----------------------------------------------------------------------
 const pages = {};
 
@@ -119,7 +173,16 @@ pages.leaderboard = async (main) => {
           h("td", {}, r.owner), h("td", {}, r.version),
           [r.score, r.mu, r.sigma].map((v) => h("td", { class: "num" }, v.toFixed(2))),
           [r.games, r.wins, r.draws, r.losses].map((v) => h("td", { class: "num" }, v)))))));
+    if (rows.length === 0) return;
+    const history = await api(`/api/leaderboard/${encodeURIComponent(game)}/history`);
+    const top = rows.slice(0, 8);
+    // Bands of several bots would cover each other: the leader's only.
+    const series = top.map((r, i) => ratingSeries(
+      history.filter((p) => p.bot_id === r.bot_id && p.version === r.version), r.bot, i, i === 0));
+    chart.replaceChildren(ratingChart(series, `μ−3σ (band: μ±3σ of ${top[0].bot})`,
+      `μ−3σ after each rated match of the top ${top.length}; the band is the leader's μ±3σ`));
   }
+  const chart = h("div", { id: "rating-chart" });
   // Without ?game=, open the game with the most listed bots.
   let busiest = null;
   if (!new URLSearchParams(location.search).get("game")) {
@@ -132,7 +195,7 @@ pages.leaderboard = async (main) => {
   main.append(h("h1", {}, "Leaderboard"),
     h("div", { class: "toolbar" }, h("label", { for: "game" }, "Game"), picker.select,
       h("span", { class: "muted" }, "ranked by μ−3σ (OpenSkill); updates every few seconds")),
-    body);
+    body, chart);
   await load();
   setInterval(() => load().catch(() => {}), 5000);
 };
@@ -170,6 +233,14 @@ pages.bot = async (main) => {
       h("td", {}, statusSpan(v.state)),
       h("td", {}, v.smoke_match ? h("a", { href: `/matches/${v.smoke_match}` }, "check match") : "",
         v.message ? h("pre", {}, v.message) : ""))))));
+  const history = await api(`/api/bots/${bot.id}/ratings`);
+  if (history.length) {
+    const versions = [...new Set(history.map((p) => p.version))];
+    const series = versions.map((v, i) => ratingSeries(history.filter((p) => p.version === v), `version ${v}`, i, true));
+    main.append(h("h2", {}, "Rating"), h("div", { id: "rating-chart" },
+      ratingChart(series, "μ−3σ (band: μ±3σ)",
+        `μ−3σ after each of its ${history.length} rated matches; the band μ±3σ narrows as σ does`)));
+  }
   const matches = await api(`/api/matches?bot=${bot.id}&limit=25`);
   main.append(h("h2", {}, "Recent matches"), matchTable(matches));
 };
@@ -285,7 +356,11 @@ pages.tournament = async (main) => {
         .map((x) => h("th", {}, x)))),
       h("tbody", {}, s.table.map((r) => h("tr", {}, [r.rank, r.name, r.points, r.games_won, r.played, r.draws, r.losses, r.score, r.disqualified]
         .map((v) => h("td", {}, v)))))),
-      boards, h("h2", {}, "Matches"), matchTable(matches));
+      boards,
+      ...(s.table.length > 1 ? [h("h2", {}, "Results between every pair"),
+        h("p", { class: "muted" }, "the row's points against the column (win 1, draw ½) out of the games they played"),
+        crossTable(matches, s.table.map((r) => r.name))] : []),
+      h("h2", {}, "Matches"), matchTable(matches));
     return t.status;
   }
   const timer = setInterval(async () => { if ((await load()) !== "running") clearInterval(timer); }, 3000);
