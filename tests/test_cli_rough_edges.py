@@ -176,3 +176,25 @@ def test_help_imports_no_command_module_and_every_command_is_listed() -> None:
         assert command is not None and command.name == name, name
         module = __import__(module_name, fromlist=["COMMANDS"])
         assert {c.name for c in module.COMMANDS} <= set(COMMANDS), module_name
+
+
+def test_a_match_does_not_import_rich_tracebacks_through_structlog() -> None:
+    """structlog would import rich's traceback and pretty-printer (~0.3 s of a one-turn match)
+    to colour exceptions; the CLI imports it with rich hidden, and still prints rich tables."""
+    import subprocess
+    import sys
+
+    match = ["match", "rps", "rock", "paper", "--turns", "1", "--sandbox", "none"]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "judge.cli", *match],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "structlog" in imported and "rich.table" in imported
+    for heavy in ("rich.traceback", "rich.pretty"):
+        assert heavy not in imported, heavy
+    assert "paper" in proc.stdout
