@@ -68,11 +68,13 @@ async def test_an_output_that_is_not_exactly_r_p_or_s_disqualifies() -> None:
     assert result.turns == 2
 
 
-async def test_an_exception_disqualifies_and_names_it() -> None:
+async def test_an_exception_is_a_crash_naming_it_and_its_line() -> None:
     result = await play(program("raises"), "rock", turns=20)
     failed = result.players[0]
-    assert (failed.outcome, failed.turn) == ("invalid_order", 2)
-    assert "KeyError" in failed.reason and "KeyError: 'R'" in failed.stderr
+    assert (failed.outcome, failed.turn) == ("crash", 2)
+    assert "Traceback" in failed.stderr
+    last = failed.stderr.strip().splitlines()[-1]
+    assert last == "KeyError: 'R' (line 5 of raises.py)", last
     assert result.winner == 1
 
 

@@ -5,13 +5,15 @@ namespace that lives for the whole match (``__name__ == '__main__'``), with the
 global ``input`` set to ``''`` in the first round and to the opponent's previous
 move (the ``L`` line's last field) after that. It leaves its move in ``output``,
 which must be exactly ``'R'``, ``'P'`` or ``'S'``. Anything else is answered as
-``output=<repr>``, and an exception as ``error=<repr>``: the judge disqualifies
-both as invalid orders, as rpscontest disqualifies them (details on stderr).
+``output=<repr>``, which the judge disqualifies as an invalid order. A program that does
+not compile, or an exception in it, ends the process: a crash, whose last line of stderr
+names the exception, its message and the program's line (the traceback above it).
 """
 
 from __future__ import annotations
 
 import builtins
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -56,8 +58,7 @@ def main() -> None:
     code, problem = compile_program(path)
     if code is None:
         print(f"rpscontest adapter: {problem}", file=sys.stderr)
-        give_up(host, "error=does not compile")
-        return
+        raise SystemExit(1)  # a crash at its start, the reason on stderr
     sys.path.append(str(path.parent))
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     for message in host.messages():
@@ -74,10 +75,7 @@ def main() -> None:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            print("rpscontest adapter: the program raised an exception:", file=sys.stderr)
-            traceback.print_exc(file=sys.stderr)
-            give_up(host, f"error={shown(exc)}")
-            return
+            crash(exc, path)
         output = namespace.get("output")
         # str subclasses count (numpy.str_ from np.random.choice is common), as on rpscontest
         if isinstance(output, str) and str(output) in MOVES:
@@ -90,6 +88,19 @@ def main() -> None:
         )
         give_up(host, f"output={shown(output)}")
         return
+
+
+def crash(exc: BaseException, path: Path) -> None:
+    """End the process on the program's exception: a crash, not an order the judge refuses
+    (the program did not answer badly, it failed)."""
+    print("rpscontest adapter: the program raised an exception:", file=sys.stderr)
+    traceback.print_exc(file=sys.stderr)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    where = f" (line {frames[-1].lineno} of {path.name})" if frames else ""
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    print(f"{type(exc).__name__}: {message}"[: SHOWN * 3] + where, file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def give_up(host: Host, answer: str) -> None:
