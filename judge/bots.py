@@ -247,7 +247,9 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
     return BotSpec(
         name=path.stem,
         argv=tuple(argv),
-        env={"PYTHONPATH": f"{BOTS_DIR}{os.pathsep}{BOTS_DIR / 'adapters'}"},
+        # A fixed hash seed: a bot iterating a set of strings does so in the same order in
+        # every run, so its matches replay exactly.
+        env={"PYTHONPATH": f"{BOTS_DIR}{os.pathsep}{BOTS_DIR / 'adapters'}", "PYTHONHASHSEED": "0"},
         cwd=path.parent,
         readonly_paths=(BOTS_DIR, GAMES_DIR, *made),
         box=path.parent,
@@ -266,7 +268,18 @@ def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
         raise BotError(f"cannot parse the command {arg!r}: {exc}") from None
     program = argv[0]
     box: Path | None = None
-    if os.sep in program:
+    if os.sep in program and (environment := venv_paths(Path(program))):
+        # A virtual environment's python is a link to the base interpreter, which uses the
+        # environment only when started through the link: kept as named, not resolved. The
+        # environment is outside the bot's directory, so it is shown only on purpose.
+        if not _is_within(environment[0], allowed):
+            raise BotError(
+                f"{program} in {arg!r} runs the virtual environment {environment[0]}, which "
+                f"the bot sees only if you show it: --allow-path {environment[0]}"
+            )
+        argv[0] = os.path.abspath(program)
+        allowed = [*allowed, *environment[1:]]
+    elif os.sep in program:
         if not Path(program).is_file():
             raise BotError(f"{program!r} in {arg!r} is not a file")
         argv[0] = str(Path(program).resolve())
@@ -308,6 +321,25 @@ def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
             )
     name = Path(argv[-1]).stem if len(argv) > 1 else Path(program).name
     return BotSpec(name=name, argv=tuple(argv), cwd=box, box=box, readonly_paths=tuple(allowed))
+
+
+def venv_paths(program: Path) -> list[Path]:
+    """For a virtual environment's interpreter (``ENV/bin/python``): ENV, then the prefix of
+    the base interpreter it links to (both read-only to the bot); [] for any other program."""
+    config = program.parent.parent / "pyvenv.cfg"
+    if program.parent.name != "bin" or not program.is_file() or not config.is_file():
+        return []
+    found = [program.parent.parent.resolve()]
+    try:
+        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            home = Path(value.strip()).resolve()  # BASE/bin
+            found.append(home.parent if home.name == "bin" else home)
+    return found
 
 
 def _is_within(path: Path, directories: Sequence[Path]) -> bool:

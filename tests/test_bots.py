@@ -130,3 +130,62 @@ def test_a_command_bot_with_files_in_two_directories_needs_allow_path(tmp_path: 
         resolve(command, "rps")
     spec = resolve(command, "rps", allowed=[tmp_path / "b"])
     assert spec.box == tmp_path / "a" and spec.readonly_paths == (tmp_path / "b",)
+
+
+VENV_BOT = """
+import sys, onlyhere
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    if line.strip() == ".":
+        print(onlyhere.MOVE + "\\n.", flush=True)
+"""
+
+
+def venv_with_a_module(tmp_path: Path) -> tuple[Path, Path]:
+    """A virtual environment holding a module no other Python has, and a bot importing it."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    venv = tmp_path / "env"
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
+    purelib = sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)})
+    Path(purelib).mkdir(parents=True, exist_ok=True)
+    (Path(purelib) / "onlyhere.py").write_text('MOVE = "P"\n')
+    box = tmp_path / "box"
+    box.mkdir()
+    (box / "bot.py").write_text(VENV_BOT)
+    return venv, box
+
+
+async def test_a_virtual_environments_python_runs_that_environment(tmp_path: Path) -> None:
+    """`ENV/bin/python bot.py`: the environment's packages, not the base interpreter's."""
+    venv, box = venv_with_a_module(tmp_path)
+    command = f"{venv}/bin/python {box}/bot.py"
+    with pytest.raises(BotError, match="--allow-path"):
+        resolve(command, "rps")
+    bot = resolve(command, "rps", allowed=[venv])
+    assert bot.argv[0] == f"{venv}/bin/python"
+    result = await run_match(rps_spec(bot, builtin("rps", "rock"), turns=5))
+    assert result.players[0].outcome == "ok", result.players[0].stderr
+    assert [p.score for p in result.players] == [5, 0]
+
+
+HASH_BOT = """
+import botlib
+for turn, _ in enumerate(botlib.messages()):
+    botlib.answer("RPS"[hash(f"turn {turn}") % 3])
+"""
+
+
+async def test_a_python_bots_string_hashes_are_the_same_every_run(tmp_path: Path) -> None:
+    (tmp_path / "hashes.py").write_text(HASH_BOT)
+    bot = resolve(str(tmp_path / "hashes.py"), "rps")
+    scores = set()
+    for _ in range(3):
+        result = await run_match(rps_spec(bot, builtin("rps", "cycle"), turns=30))
+        assert result.players[0].outcome == "ok", result.players[0].stderr
+        scores.add(tuple(p.score for p in result.players))
+    assert len(scores) == 1, scores
