@@ -10,7 +10,8 @@ Files a game folder may hold, found by these names:
 | rules.py    | the GameState (pure: no I/O, no clock)                                  |
 | game.py     | ``GAME = GamePlugin(...)``: this module's class, tying the rest together |
 | bots.py     | ``BOTS = {name: function}``: built-in bots, run as ``python -S``        |
-| adapter.py  | a script that runs the original project's bot files                    |
+| adapter.py  | a script that runs the original project's bot files (or other names,   |
+|             | one per ``OriginalAdapter`` of ``GamePlugin.adapters``)                 |
 | human.py    | ``play(terminal)``: a person's seat in ``judge play``                  |
 | render.py   | the terminal renderer (a ``replays.render.Renderer``)                  |
 | viewer.js   | the web viewer's renderer (``JudgeReplay.register``)                   |
@@ -30,12 +31,23 @@ from games.tourney import RoundRobin, TourneyFormat
 
 
 @dataclass(frozen=True)
+class SourceFacts:
+    """What a bot file defines at its top level, for recognising its style."""
+
+    functions: set[str]  # names of its top-level functions
+    assigned: set[str]  # names it assigns anywhere
+    last_function_params: int | None  # parameters of its last top-level function
+    reads_stdin: bool  # names stdin, input, readline or botlib: it speaks for itself
+
+
+@dataclass(frozen=True)
 class OriginalAdapter:
-    """How the judge recognises the original project's bot files and runs them (adapter.py)."""
+    """How the judge recognises bot files written for an original project and runs them:
+    the script ``games/<game>/<script>`` takes the bot file as its argument."""
 
     style: str  # the ``--adapter`` name
-    # (top-level function names, assigned top-level names) of a file -> it is in this style
-    detect: Callable[[set[str], set[str]], bool]
+    detect: Callable[[SourceFacts], bool]  # is a file with these facts in this style?
+    script: str = "adapter.py"
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,8 @@ class Timing:
 class GamePlugin:
     rules: type[GameState]
     format: TourneyFormat = field(default_factory=RoundRobin)
-    adapter: OriginalAdapter | None = None
+    # Styles of bot files written for original projects, tried in this order.
+    adapters: tuple[OriginalAdapter, ...] = ()
     play: HumanPlay | None = None
     timing: Timing | None = None
     # Options that make the server's check of a new bot (a smoke match) quick.

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bots.adapters import py2compat
 from games import all_plugins, get_plugin
+from games.plugin import SourceFacts
 from judge.botfiles import BOTS_DIR, GAMES_DIR, BotError, python_argv
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
@@ -33,9 +34,7 @@ PROTOCOL = "protocol"
 def styles() -> dict[str, str]:
     """Every adapter style -> the game it is for (``protocol`` is for any game)."""
     return {
-        plugin.adapter.style: name
-        for name, plugin in all_plugins().items()
-        if plugin.adapter is not None
+        adapter.style: name for name, plugin in all_plugins().items() for adapter in plugin.adapters
     }
 
 
@@ -59,9 +58,24 @@ def detect_style(source: str, game: str) -> str:
     except SyntaxError:
         return PROTOCOL  # maybe Python 2; the bot will report its own errors
     functions, assigned = _top_level_names(tree)
-    adapter = get_plugin(game).adapter
-    if adapter is not None and adapter.detect(functions, assigned):
-        return adapter.style
+    defined = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {
+        a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
+    facts = SourceFacts(
+        functions,
+        assigned,
+        len(defined[-1].args.args) if defined else None,
+        bool(names & {"stdin", "input", "raw_input", "readline", "botlib"}),
+    )
+    for adapter in get_plugin(game).adapters:
+        if adapter.detect(facts):
+            return adapter.style
     return PROTOCOL
 
 
@@ -90,7 +104,8 @@ def adapter_script(style: str, game: str) -> Path:
         for_game = styles()[style]
         if for_game != game:
             raise BotError(f"the {style} adapter is for {for_game}, not {game}")
-        script = GAMES_DIR / for_game / "adapter.py"
+        [adapter] = [a for a in get_plugin(game).adapters if a.style == style]
+        script = GAMES_DIR / for_game / adapter.script
     if not script.is_file():
         raise BotError(f"no adapter for {style} bots is installed ({script} is missing)")
     return script

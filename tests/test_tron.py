@@ -311,4 +311,4 @@ def test_the_game_is_registered_from_its_folder_alone() -> None:
     assert get_game("tron") is Tron
     assert plugin.folder.name == "tron" and plugin.path("viewer.js") is not None
     assert plugin.renderer() is not None and plugin.play is not None
-    assert plugin.adapter is None  # the challenge's starter kits spoke their own protocol
+    assert plugin.adapters == ()  # the challenge's starter kits spoke their own protocol

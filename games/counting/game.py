@@ -8,7 +8,7 @@ GAME = GamePlugin(
     rules=Counting,
     format=Arena(),
     # jthistle/KOTH-counting modules define strategy(last_results) [+ legacy turn].
-    adapter=OriginalAdapter("counting", lambda functions, assigned: "strategy" in functions),
+    adapters=(OriginalAdapter("counting", lambda facts: "strategy" in facts.functions),),
     play=HumanPlay(opponents=("naive",), options={"rounds": 10}),
     smoke_options={"rounds": 20},
 )

@@ -8,8 +8,8 @@ GAME = GamePlugin(
     rules=LiarsDice,
     format=FreeForAll(),
     # botfights/liarsdice modules define get_play(me, hands, history) (or play at HEAD).
-    adapter=OriginalAdapter(
-        "liarsdice", lambda functions, assigned: bool({"get_play", "play"} & functions)
+    adapters=(
+        OriginalAdapter("liarsdice", lambda facts: bool({"get_play", "play"} & facts.functions)),
     ),
     play=HumanPlay(opponents=("computer",)),
     # One match is one game of a few dozen bids: time over many full tables.

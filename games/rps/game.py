@@ -8,7 +8,18 @@ GAME = GamePlugin(
     rules=Rps,
     format=RoundRobin(),
     # rpscontest.com programs are scripts that assign the global ``output``.
-    adapter=OriginalAdapter("rpscontest", lambda functions, assigned: "output" in assigned),
+    adapters=(
+        OriginalAdapter("rpscontest", lambda facts: "output" in facts.assigned),
+        # Kaggle calls agent(observation, configuration), else the file's last function.
+        OriginalAdapter(
+            "kaggle",
+            lambda facts: (
+                not facts.reads_stdin
+                and ("agent" in facts.functions or facts.last_function_params == 2)
+            ),
+            script="kaggle.py",
+        ),
+    ),
     play=HumanPlay(opponents=("random",), options={"turns": 10}),
     timing=Timing("random", ("rock",), 0, {"turns": 2000}),
     smoke_options={"turns": 20},
