@@ -79,3 +79,34 @@ async def test_an_action_that_is_not_0_1_or_2_is_an_invalid_order() -> None:
     bad = result.players[0]
     assert (bad.outcome, bad.turn) == ("invalid_order", 3)
     assert "action='rock'" in bad.reason
+
+
+async def test_an_agent_using_numpy_scipy_and_sklearn_plays(tmp_path: Path) -> None:
+    """The bot runtime (numpy, scipy, scikit-learn, installed by `uv sync`) is there for
+    Python bots in the sandbox, as contest and Kaggle entries expect."""
+    (tmp_path / "science.py").write_text(SCIENCE_AGENT)
+    result = await kaggle_match(tmp_path / "science.py", "cycle", turns=30)
+    assert result.players[0].outcome == "ok", result.players[0].stderr
+    assert result.players[0].score >= 20  # it learns cycle's order
+    numpy_agent = await kaggle_match(KAGGLE / "transition.py", "cycle", turns=60)
+    assert numpy_agent.players[0].outcome == "ok", numpy_agent.players[0].stderr
+    assert numpy_agent.players[0].score > numpy_agent.players[1].score
+
+
+SCIENCE_AGENT = """
+import numpy as np
+from scipy.special import softmax
+from sklearn.naive_bayes import MultinomialNB
+
+seen = []
+
+def agent(observation, configuration):
+    if observation.step > 0:
+        seen.append(observation.lastOpponentAction)
+    if len(seen) < 3 or len(set(seen)) < 2:
+        guess = seen[-1] if seen else 0
+    else:
+        model = MultinomialNB().fit(np.eye(3)[seen[:-1]], seen[1:])
+        guess = int(np.argmax(softmax(model.predict_log_proba(np.eye(3)[[seen[-1]]])[0])))
+    return (guess + 1) % 3
+"""
