@@ -9,6 +9,7 @@ the turn's replay line to every sink.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import statistics
@@ -36,6 +37,7 @@ LineSink = Callable[[str], None]
 STDERR_HEAD = 4096
 STDERR_TAIL = 4096
 READ_SIZE = 65536
+CAUGHT_MARK = b"judge-caught: "  # bots/adapters/hosting.py
 FINAL_SEND_TIMEOUT = 0.2
 # A bot that is exiting closes its pipes a moment before it can be seen to have exited.
 EXIT_GRACE = 0.1
@@ -87,6 +89,19 @@ class StderrTail:
             if excess > 0:
                 del self.tail[:excess]
                 self.dropped += excess
+
+    def caught(self) -> tuple[int, str]:
+        """What an adapter says it caught and played on: its last ``judge-caught:`` line."""
+        kept = b"\n" + bytes(self.head) + b"\n" + bytes(self.tail)
+        at = kept.rfind(b"\n" + CAUGHT_MARK)
+        if at < 0:
+            return 0, ""
+        line = kept[at + 1 + len(CAUGHT_MARK) :].split(b"\n", 1)[0]
+        try:
+            said = json.loads(line)
+            return max(0, int(said["count"])), str(said["first"])[:200]
+        except (ValueError, KeyError, TypeError):
+            return 0, ""
 
     def text(self) -> str:
         middle = f"\n[... {self.dropped} bytes dropped ...]\n" if self.dropped else ""
@@ -705,6 +720,9 @@ class Match:
                     response=_stats(seat.times) if seat else ResponseStats(),
                     stderr=seat.stderr.text() if seat else "",
                     exit_status=seat.proc.process.returncode if seat else None,
+                    **dict(zip(("caught", "caught_first"), seat.stderr.caught(), strict=True))
+                    if seat
+                    else {},
                 )
             )
         winner = game_result.winner

@@ -43,6 +43,8 @@ class PlayerResult(BaseModel):
     response: ResponseStats = Field(default_factory=ResponseStats)
     stderr: str = ""
     exit_status: int | None = None
+    caught: int = Field(0, description="exceptions an adapter caught in the bot and played on")
+    caught_first: str = Field("", description="the first caught exception's type and message")
 
 
 class MatchResult(BaseModel):

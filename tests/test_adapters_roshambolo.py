@@ -160,3 +160,21 @@ async def test_a_file_without_observe_plays_ahead_with_exactly_the_originals_cal
     expected = [[int(g), 1, int(b if a == "1" else a)] for g, a, b in mine]
     assert play_calls(ahead, 0) == expected == play_calls(stepwise, 0)
     assert ahead.players[0].response.count == len(expected)  # one answer taken per round
+
+
+async def test_the_2014_api_plays_and_caught_exceptions_are_counted_and_shown(
+    tmp_path: Path,
+) -> None:
+    """The 2014 entrants' play(my_id, opponent_id) and observe without game_id are called
+    as such; the exceptions the adapter catches (as the original harness does) are counted,
+    with the first one's message, in the result and the replay."""
+    result, _ = await play(tmp_path, "p_old_api", "rock", race_to=30)
+    old = result.players[0]
+    assert old.outcome == "ok"
+    # Its bug raises on every fifth play: those, and only those, were caught.
+    assert old.caught == result.turns // 5 and old.caught_first == "KeyError: 2", old
+    assert result.players[1].caught == 0
+    replay = tmp_path / "p_old_api-rock.replay"
+    final = json.loads(replay.read_text().splitlines()[-1].partition(" ")[2])
+    assert final["players"][0]["caught"] == old.caught
+    assert final["players"][0]["caught_first"] == "KeyError: 2"

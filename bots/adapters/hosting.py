@@ -13,6 +13,7 @@ A Python 2 bot file comes with its Python 3 translation, made by the judge
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import sys
@@ -120,8 +121,22 @@ def load_bot(path: str) -> ModuleType:
     return module
 
 
+CAUGHT_MARK = "judge-caught: "  # the judge reads the last such line (judge/runner.py)
+_caught = {"count": 0, "first": ""}
+
+
 def report(what: str) -> None:
-    """A bot's exception, on stderr (which the judge keeps), without stopping the match."""
+    """A bot's exception, on stderr (which the judge keeps), without stopping the match.
+
+    Each one is counted: a line ``judge-caught: {"count": N, "first": "..."}`` after the
+    traceback lets the judge show how many were caught and the first one's message."""
     print(f"adapter: {what}", file=sys.stderr)
     traceback.print_exc(file=sys.stderr)
+    _caught["count"] += 1
+    if not _caught["first"]:
+        kind, exc, _ = sys.exc_info()
+        text = str(exc).splitlines()[0] if exc is not None and str(exc) else ""
+        name = kind.__name__ if kind is not None else "Exception"
+        _caught["first"] = f"{name}: {text}"[:200] if text else name
+    print(CAUGHT_MARK + json.dumps(_caught), file=sys.stderr)
     sys.stderr.flush()

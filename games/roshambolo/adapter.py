@@ -1,7 +1,8 @@
 """Runs a colinmsaunders/roshambolo bot file as a judge bot: ``roshambolo.py BOTFILE``.
 
-The file defines ``play(game_id, my_id, opponent_id)`` and optionally
-``observe(game_id, a_id, b_id, a_play, b_play, result)``. Every ``O`` line of a
+The file defines ``play(game_id, my_id, opponent_id)`` (or the 2014 entrants'
+``play(my_id, opponent_id)``) and optionally ``observe(game_id, a_id, b_id, a_play,
+b_play, result)`` (or the same without ``game_id``). Every ``O`` line of a
 message is one ``observe`` call (in a tourney: every round of every game), in
 order, before the ``P`` line's ``play`` call, as the original calls them. The
 play goes through ``int()``; any exception (in ``play`` or in ``int()``) makes it
@@ -15,6 +16,8 @@ original makes; see games/roshambolo/README.md).
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import sys
 from time import perf_counter
 from typing import Any
@@ -28,8 +31,35 @@ LARGEST_SENT = 10**18
 FLUSH_AFTER = 0.005
 
 
+_arity: dict[Any, int | None] = {}
+
+
+def positional_count(function: Any) -> int | None:
+    """How many positional arguments ``function`` takes (None: any number, or unknown)."""
+    try:
+        return _arity[function]
+    except (KeyError, TypeError):
+        pass
+    count = _count_positional(function)
+    with contextlib.suppress(TypeError):  # an unhashable callable is asked every time
+        _arity[function] = count
+    return count
+
+
+def _count_positional(function: Any) -> int | None:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return None
+    return sum(1 for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
 def ask_play(module: Any, game_id: int, my_id: int, opponent_id: int) -> int:
     try:
+        if positional_count(module.play) == 2:  # the 2014 entrants' play(my_id, opponent_id)
+            return int(module.play(my_id, opponent_id))
         return int(module.play(game_id, my_id, opponent_id))
     except KeyboardInterrupt:
         raise
@@ -44,6 +74,8 @@ def tell(observe: Any, fields: list[str]) -> None:
     except ValueError:
         print(f"adapter: unreadable observation {fields!r}", file=sys.stderr)
         return
+    if positional_count(observe) == 5:  # the older observe(a_id, b_id, a_play, b_play, result)
+        numbers = numbers[1:]
     try:
         observe(*numbers)
     except KeyboardInterrupt:

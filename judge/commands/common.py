@@ -133,6 +133,13 @@ def print_result(result: MatchResult) -> None:
         table.add_column(column)
     for p in result.players:
         outcome = p.outcome if p.outcome == "ok" else f"[red]{escape(p.outcome)}[/]"
+        if p.caught:
+            # The original harness caught these and played on; the bot only seems to play.
+            plural = "s" if p.caught > 1 else ""
+            outcome += (
+                f"\n[yellow]{p.caught} exception{plural} caught[/]"
+                f" (first: {escape(p.caught_first)})"
+            )
         table.add_row(
             p.label,
             escape(p.name),
