@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server_helpers import ServerProcess, running_server, wait_for
+from tests.server_helpers import PY_BOT, ServerProcess, running_server, upload, wait_for
 from tests.test_server_browser import browser, page  # noqa: F401 (fixtures)
 
 SHOTS = Path(os.environ.get("JUDGE_SCREENSHOTS", "/tmp/judge-screenshots"))
@@ -75,13 +75,12 @@ def test_a_bot_page_draws_its_rating_over_time(page, server: ServerProcess) -> N
 
 
 def test_a_bot_without_rated_matches_has_no_chart(page, server: ServerProcess) -> None:  # type: ignore[no-untyped-def]
-    client = server.client(server.admin_token)
-    r = client.post("/api/users", json={"name": "carol"})
+    r = server.client(server.admin_token).post("/api/users", json={"name": "carol"})
     assert r.status_code == 201
-    bots = server.client().get("/api/bots").json()
-    unrated = [b for b in bots if not server.client().get(f"/api/bots/{b['id']}/ratings").json()]
-    if not unrated:
-        pytest.skip("every built-in bot has played by now")
-    page.goto(f"/bots/{unrated[0]['id']}")
+    # Just uploaded: not checked yet, so not on the ladder and never rated.
+    fresh = upload(server.client(r.json()["token"]), "fresh", "rps", "fresh.py", PY_BOT)
+    assert server.client().get(f"/api/bots/{fresh['bot']['id']}/ratings").json() == []
+    page.goto(f"/bots/{fresh['bot']['id']}")
     page.wait_for_selector("text=Recent matches")
     assert page.locator("#rating-chart").count() == 0
+    assert page.locator("text=Rating").count() == 0
