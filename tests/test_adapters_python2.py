@@ -350,3 +350,20 @@ def test_untranslatable_files_say_where(source: str, where: str) -> None:
     with pytest.raises(py2compat.TranslationError) as caught:
         py2compat.translate(source)
     assert str(caught.value) == f"not valid Python 2 either: {where}"
+
+
+async def test_a_base64_wrapper_runs_its_hidden_python2_entry() -> None:
+    """A liar's dice entry hidden as `eval(compile(b64decode(...)))`: no get_play to be seen
+    and no stdin read, so it is a contest entry for the game's adapter, and the Python 2
+    code it compiles at run time is translated (print statement, classic division)."""
+    path = PY2_BOTS / "ld_b64_wrapper.py"
+    assert py2compat.python2_reason(path.read_text()) != ""
+    argv = adapters.argv_for(path, "liarsdice", None)
+    assert any(word.endswith("games/liarsdice/adapter.py") for word in argv)
+    result = await match("liarsdice", "ld_b64_wrapper.py", "computer", seed=3)
+    wrapper = result.players[0]
+    assert wrapper.outcome == "ok" and wrapper.caught == 0, wrapper.stderr
+    # Its Python 2 print statement, with total / 3 as Python 2's integer division.
+    assert "opening with " in wrapper.stderr
+    openings = [line.split() for line in wrapper.stderr.splitlines() if line.startswith("opening")]
+    assert openings and all(words[2].isdigit() for words in openings)

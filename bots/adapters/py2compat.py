@@ -138,8 +138,40 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return bound
 
 
+STDIN_NAMES = frozenset({"stdin", "input", "raw_input", "readline"})
+
+
+def runs_hidden_code(tree: ast.AST) -> bool:
+    """A contest wrapper: a file that only imports and runs code from strings (exec, eval:
+    the 2014 one-liners, base64 blobs) and never reads stdin. Its functions exist only once
+    it runs, and the hidden code was written in the contest's Python 2."""
+    if not isinstance(tree, ast.Module) or not tree.body:
+        return False
+    runs = False
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if not isinstance(node, ast.Expr):
+            return False
+        call = node.value
+        if isinstance(call, ast.Constant):
+            continue  # a docstring
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in ("exec", "eval")
+        ):
+            return False
+        runs = True
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return runs and not names & STDIN_NAMES
+
+
 def py2_evidence(tree: ast.AST) -> str:
     """The first Python 2 only construct in a file that compiles under Python 3, or ''."""
+    if runs_hidden_code(tree):
+        return "code run from strings (a contest wrapper)"
     bound = _bound_names(tree)
     sorted_view = _sorted_views(tree)
     if sorted_view:
@@ -424,6 +456,11 @@ class Python2Semantics(ast.NodeTransformer):
             return ast.copy_location(
                 ast.Call(func=_helper("__py2_exec__"), args=node.args, keywords=node.keywords), node
             )
+        if isinstance(func, ast.Name) and func.id == "compile":
+            return ast.copy_location(
+                ast.Call(func=_helper("__py2_compile__"), args=node.args, keywords=node.keywords),
+                node,
+            )
         return node
 
 
@@ -520,6 +557,15 @@ def py2_exec(source: Any, globals_: Any = None, locals_: Any = None) -> None:
         text = translate(source, "<string>") if python2_reason(source) else source
         source = compile_translated(text, "<string>")
     exec(source, globals_, locals_)
+
+
+def py2_compile(source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
+    """``compile`` as Python 2 runs it: a string of Python 2 code is translated first."""
+    if isinstance(source, bytes | bytearray):
+        source = decode(bytes(source))
+    if isinstance(source, str) and mode == "exec" and python2_reason(source):
+        return compile_translated(translate(source, filename), filename)
+    return compile(source, filename, mode, *args, **kwargs)
 
 
 _WIDE = Context(prec=1200, Emax=MAX_EMAX, Emin=MIN_EMIN)
@@ -636,6 +682,7 @@ PY2_BUILTINS: dict[str, Any] = {
     "__py2_sort__": py2_sort,
     "__py2_sorted__": py2_sorted,
     "__py2_exec__": py2_exec,
+    "__py2_compile__": py2_compile,
     "cmp": py2_cmp,
     "reduce": functools.reduce,
     "unicode": str,
