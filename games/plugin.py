@@ -16,6 +16,8 @@ Files a game folder may hold, found by these names:
 | render.py   | the terminal renderer (a ``replays.render.Renderer``)                  |
 | viewer.js   | the web viewer's renderer (``JudgeReplay.register``)                   |
 | README.md   | the game's page: rules, messages, replay lines                         |
+| kits/       | starter bots, one folder per language (``kits/python/``: a bot.toml     |
+|             | and the source), and ``kits/README.md``: what they play (``judge new``) |
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ class GamePlugin:
         """A file of the game's folder (``viewer.js``, ``adapter.py``...), None if it has none."""
         path = self.folder / name
         return path if path.is_file() else None
+
+    def kit(self, language: str) -> Path | None:
+        """The starter kit's folder for ``language`` (``kits/<language>/``), None if none."""
+        folder = self.folder / "kits" / language
+        return folder if (folder / "bot.toml").is_file() else None
 
     def builtin_bots(self) -> dict[str, Callable[[], None]]:
         if self.path("bots.py") is None:

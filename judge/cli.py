@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "games": ("judge.commands.games", "List the games."),
     "replay": ("judge.commands.replay", "Play back, follow, verify, export or summarise a replay."),
     "play": ("judge.commands.play", "Play GAME yourself against BOTS."),
+    "new": ("judge.commands.new", "Write a starter bot for GAME in LANGUAGE (a kit)."),
     "time": ("judge.commands.timing", "Compare BOT's response time with a built-in bot's."),
     "sandbox": ("judge.commands.sandbox", "Probe the isolation layers bots run in."),
     "serve": ("judge.commands.server", "Run the judge server: API, pages, queue and ladder."),

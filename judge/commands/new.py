@@ -1,0 +1,39 @@
+"""``judge new GAME LANGUAGE [DIR]``: a starter bot that plays GAME legally, to build on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from judge.kits import KitError, default_dir, make_kit
+
+
+@click.command("new")
+@click.argument("game")
+@click.argument("language")
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
+def new(game: str, language: str, directory: Path | None) -> None:
+    """Write a starter bot for GAME in LANGUAGE into DIR (default ./GAME-LANGUAGE).
+
+    LANGUAGE is one of c, cpp, python, javascript, rust, go, java. DIR must not exist or be
+    empty. The bot is the directory: `judge match GAME DIR BOT` builds and plays it.
+    """
+    try:
+        target = directory if directory is not None else default_dir(game, language)
+        files = make_kit(game, language, target)
+    except KitError as exc:
+        raise click.ClickException(str(exc)) from None
+    shown = target.as_posix() if target.is_absolute() else f"./{target.as_posix()}"
+    click.echo(f"wrote {shown}: {', '.join(files)}")
+    click.echo(f"play it:  judge match {game} {shown} {_opponent(game)}")
+    click.echo(f"read:     {shown}/README.md (the {game} protocol)")
+
+
+def _opponent(game: str) -> str:
+    from judge.bots import builtin_bots
+
+    return next(iter(builtin_bots(game)), "BOT")
+
+
+COMMANDS = [new]
