@@ -22,7 +22,9 @@ class Language:
 # Languages, by the folder name their kits have in every game's kits/.
 LANGUAGES = {
     "c": Language("C", ("cc",)),
+    "cpp": Language("C++", ("c++",)),
     "python": Language("Python", ("python3",)),
+    "javascript": Language("JavaScript", ("node",)),
 }
 ALIASES = {"c++": "cpp", "py": "python", "js": "javascript", "node": "javascript",
            "rs": "rust", "golang": "go"}  # fmt: skip

@@ -6,19 +6,21 @@ from pathlib import Path
 
 import click
 
-from judge.kits import KitError, default_dir, make_kit
+from judge.kits import ALIASES, LANGUAGES, KitError, default_dir, make_kit
+
+SHOWN_ALIASES = ", ".join(alias for alias, lang in ALIASES.items() if lang in LANGUAGES)
+HELP = f"""Write a starter bot for GAME in LANGUAGE into DIR (default ./GAME-LANGUAGE).
+
+LANGUAGE is one of {", ".join(LANGUAGES)} (or {SHOWN_ALIASES}). DIR must not exist or be
+empty. The bot is the directory: `judge match GAME DIR BOT` builds and plays it.
+"""
 
 
-@click.command("new")
+@click.command("new", help=HELP)
 @click.argument("game")
 @click.argument("language")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
 def new(game: str, language: str, directory: Path | None) -> None:
-    """Write a starter bot for GAME in LANGUAGE into DIR (default ./GAME-LANGUAGE).
-
-    LANGUAGE is one of c, cpp, python, javascript, rust, go, java. DIR must not exist or be
-    empty. The bot is the directory: `judge match GAME DIR BOT` builds and plays it.
-    """
     try:
         target = directory if directory is not None else default_dir(game, language)
         files = make_kit(game, language, target)
