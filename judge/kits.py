@@ -25,6 +25,8 @@ LANGUAGES = {
     "cpp": Language("C++", ("c++",)),
     "python": Language("Python", ("python3",)),
     "javascript": Language("JavaScript", ("node",)),
+    "go": Language("Go", ("go",)),
+    "java": Language("Java", ("javac", "java")),
 }
 ALIASES = {"c++": "cpp", "py": "python", "js": "javascript", "node": "javascript",
            "rs": "rust", "golang": "go"}  # fmt: skip

@@ -97,7 +97,7 @@ def test_the_default_directory_and_what_it_says(tmp_path: Path) -> None:
     ("args", "error"),
     [
         (["chess", "python"], "unknown game 'chess' (known games: counting, liarsdice,"),
-        (["rps", "cobol"], "unknown language 'cobol' (known languages: c, cpp, python, javascript"),
+        (["rps", "cobol"], "unknown language 'cobol' (known languages: c, cpp, python,"),
         (["rps", "c", "taken"], "taken already exists and is not an empty directory"),
         (["rps", "c", "taken/file"], "taken/file already exists and is not an empty directory"),
     ],

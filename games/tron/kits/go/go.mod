@@ -1,0 +1,3 @@
+module bot
+
+go 1.19
