@@ -25,6 +25,7 @@ LANGUAGES = {
     "cpp": Language("C++", ("c++",)),
     "python": Language("Python", ("python3",)),
     "javascript": Language("JavaScript", ("node",)),
+    "rust": Language("Rust", ("rustc",)),
     "go": Language("Go", ("go",)),
     "java": Language("Java", ("javac", "java")),
 }
