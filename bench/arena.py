@@ -102,7 +102,8 @@ async def ours_roshambolo(rounds: int, race_to: int) -> tuple[float, Any]:
         game="roshambolo", bots=bots, options={"rounds": rounds, "race_to": race_to}, seed=1
     )
     began = time.perf_counter()
-    result = await run_match(spec, sandbox=default_sandbox())
+    # As `judge match` and `judge tourney` run a match that plays alone: co-located.
+    result = await run_match(spec, sandbox=default_sandbox(), colocate=True)
     return time.perf_counter() - began, result
 
 

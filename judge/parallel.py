@@ -12,10 +12,8 @@ layer name: a worker builds its own sandbox, so nothing unpicklable travels.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import resource
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from judge.cpus import claim_cpu
 from judge.models import MatchResult, MatchSpec
 
 if TYPE_CHECKING:
@@ -89,17 +88,11 @@ def pin_to_free_cpu() -> int | None:
         set_affinity({_CpuClaim.cpu})
         return _CpuClaim.cpu
     _CpuClaim.everywhere = set(os.sched_getaffinity(0))
-    for cpu in sorted(_CpuClaim.everywhere):
-        path = os.path.join(tempfile.gettempdir(), f"botjudge-cpu-{cpu}.lock")
-        fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        _CpuClaim.fd, _CpuClaim.cpu = fd, cpu
-        set_affinity({cpu})
-        return cpu
+    claim = claim_cpu(sorted(_CpuClaim.everywhere))
+    if claim is not None:
+        _CpuClaim.fd, _CpuClaim.cpu = claim.fd, claim.cpu
+        set_affinity({claim.cpu})
+        return claim.cpu
     return None
 
 

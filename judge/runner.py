@@ -26,6 +26,7 @@ import trio
 from games import get_game
 from games.base import GameState, IllegalOrder
 from judge import __version__
+from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
 from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode
@@ -59,6 +60,10 @@ ENCODING_MISSES_TOLERATED = 64
 CHECKPOINT_EVERY = 64
 CHECKPOINT_AFTER = 0.002
 STDERR_DRAIN = 0.25
+# A co-located match (run_match's ``colocate``) whose judge has waited this long (seconds)
+# for an answer spreads its bots over every CPU again: a bot that thinks must not share
+# one core with the other movers.
+COLOCATED_PATIENCE = 0.005
 
 
 class BotFailed(Exception):
@@ -302,7 +307,12 @@ class Match:
     """One match being run. Use :func:`run_match`."""
 
     def __init__(
-        self, spec: MatchSpec, sandbox: Sandbox, sinks: list[LineSink], batch_scheduled: bool
+        self,
+        spec: MatchSpec,
+        sandbox: Sandbox,
+        sinks: list[LineSink],
+        batch_scheduled: bool,
+        colocate: bool = False,
     ) -> None:
         self.spec = spec
         self.sandbox = sandbox
@@ -333,6 +343,11 @@ class Match:
         # so the bots it starts: the writes that wake them do not preempt the judge, which
         # yields its core once they are all written.
         self.yield_after_send = batch_scheduled
+        # Co-location: after the first turn the judge thread and every bot run on one claimed
+        # core (see ``colocate``), until an answer keeps the judge waiting.
+        self.colocate_after = 1 if colocate else -1
+        self.cpu_claim: CpuClaim | None = None
+        self.spread_cpus: set[int] = set()
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -422,6 +437,8 @@ class Match:
             # scope, once expired, stays cancelled even if its deadline moves on): the
             # next checkpoint is cancelled though nothing is overdue. Go on with a fresh scope.
             if turn is None or turn.deadline is None or trio.current_time() < turn.deadline:
+                if turn is not None and self.cpu_claim is not None:
+                    self.spread()  # (the co-located patience ran out: see collect)
                 continue
             # The turn's deadline passed while waiting: settle it, then go on with a fresh scope.
             movers, answers = self.settle_overdue()
@@ -516,6 +533,8 @@ class Match:
                 for sink in sinks:
                     sink(line)
             self.turn += 1
+            if self.turn == self.colocate_after:
+                self.colocate()
             # (bots not on the next turn are paused when that turn begins, above)
             if self.turn % CHECKPOINT_EVERY == 0 or started - checkpointed > CHECKPOINT_AFTER:
                 self.turn_scope.deadline = math.inf
@@ -560,10 +579,55 @@ class Match:
         for sink in self.sinks:
             sink(line)
         self.turn += 1
+        if self.turn == self.colocate_after:
+            self.colocate()
         if self.turn % CHECKPOINT_EVERY == 0:
             self.turn_scope.deadline = math.inf
             await trio.lowlevel.checkpoint()
         return True
+
+    def colocate(self) -> None:
+        """Run the judge thread and every bot on one core from now on, if one is free.
+
+        The bots of a match take turns with the judge; on a VM each wake-up of a process on
+        another vCPU costs tens of µs of both sides' CPU and more in latency, on the same
+        core a few µs. The core is claimed (judge.cpus) so other judges keep off it."""
+        self.colocate_after = -1
+        try:
+            everywhere = os.sched_getaffinity(0)
+        except OSError:
+            return
+        if len(everywhere) < 2:
+            return
+        here = current_cpu()
+        candidates = sorted(everywhere, key=lambda cpu: cpu != here)
+        claim = claim_cpu(candidates)
+        if claim is None:
+            return
+        self.cpu_claim, self.spread_cpus = claim, set(everywhere)
+        try:
+            os.sched_setaffinity(0, {claim.cpu})
+        except OSError:
+            self.spread()
+            return
+        for seat in self.seats:
+            if seat is not None and seat.index not in self.failures:
+                set_tree_affinity(seat.proc.pid, {claim.cpu})
+        log.debug("co-located", cpu=claim.cpu)
+
+    def spread(self) -> None:
+        """Back to every CPU the judge had, bots included, for the rest of the match."""
+        claim = self.cpu_claim
+        if claim is None:
+            return
+        self.cpu_claim = None
+        for seat in self.seats:
+            if seat is not None and seat.proc.exit_status() is None:
+                set_tree_affinity(seat.proc.pid, self.spread_cpus)
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, self.spread_cpus)
+        claim.release()
+        log.debug("spread", turn=self.turn + 1)
 
     def pause_idle(self, upcoming: set[int]) -> None:
         """Stop the bots that will not move next, so they cannot take the mover's CPU."""
@@ -613,7 +677,10 @@ class Match:
                 elapsed = perf_counter() - started
                 turn.deadline = trio.current_time() - elapsed + turn.budget
             scope = self.turn_scope
-            if not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
+            if self.cpu_claim is not None and not turn.first:
+                # Co-located: wake up early, spread the bots, and wait on (see play).
+                scope.deadline = min(turn.deadline, trio.current_time() + COLOCATED_PATIENCE)
+            elif not turn.deadline - DEADLINE_SLACK <= scope.deadline <= turn.deadline:
                 scope.deadline = turn.deadline
             if len(waiting) == 1:
                 await self.await_answer(turn, waiting[0])
@@ -769,11 +836,16 @@ async def run_match(
     replay_path: Path | None = None,
     sinks: Iterable[LineSink] = (),
     batch_scheduled: bool = False,
+    colocate: bool = False,
 ) -> MatchResult:
     """Run one match to the end and return its result. Never raises because of a bot.
 
     ``batch_scheduled``: the caller made this thread SCHED_BATCH (its bots inherit it), so
     the judge yields its core once a turn's messages are written.
+
+    ``colocate``: after the first turn, run this thread and the match's bots on one core
+    (claimed, so other judges keep off it) until an answer keeps the judge waiting more
+    than ``COLOCATED_PATIENCE``; for a caller that runs this one match alone.
     """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})
@@ -781,7 +853,7 @@ async def run_match(
     writer = ReplayWriter(replay_path) if replay_path else None
     if writer is not None:
         all_sinks.insert(0, writer)
-    match = Match(spec, sandbox or PlainSandbox(), all_sinks, batch_scheduled)
+    match = Match(spec, sandbox or PlainSandbox(), all_sinks, batch_scheduled, colocate)
     began = time.monotonic()
     with structlog.contextvars.bound_contextvars(match_id=spec.match_id):
         log.info("match starting", game=spec.game, bots=[b.name for b in spec.bots], seed=spec.seed)
@@ -794,6 +866,7 @@ async def run_match(
                     await match.play()
                     await match.finish()
                 finally:
+                    match.spread()
                     await match.kill_all()
                     # Let stderr drain to EOF, but a leftover holding it open cannot stall us.
                     with trio.move_on_after(STDERR_DRAIN), trio.CancelScope(shield=True):

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import tempfile
 import time
 
 import pytest
 import trio
 
+from judge import runner
+from judge.cpus import claim_cpu
+from judge.models import BotSpec
 from judge.runner import run_match
 from tests.conftest import TEST_BOTS, builtin, misbehaving, processes_running, rps_spec
 
@@ -171,3 +177,61 @@ async def test_a_slow_seat_adds_nothing_to_the_other_seats_times(slow_seat: int)
     assert slow.response.median_ms >= 450
     assert rock.response.count == 3
     assert rock.response.median_ms < 250, rock.response  # (the first answer includes start-up)
+
+
+def _cpus_by_turn(stderr: str) -> dict[int, int]:
+    """``turn T cpus N`` lines of tests/bots/affinity.py -> {T: N}."""
+    found = {}
+    for line in stderr.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[0] == "turn" and fields[2] == "cpus":
+            found[int(fields[1])] = int(fields[3])
+    return found
+
+
+def _affinity_bot(slow_turn: int) -> BotSpec:
+    script = TEST_BOTS / "affinity.py"
+    return BotSpec(name=f"affinity-{slow_turn}", argv=(sys.executable, str(script), str(slow_turn)))
+
+
+@pytest.fixture
+def private_cpu_claims(tmp_path, monkeypatch):
+    """CPU claims (judge.cpus lock files) in a directory of this test's own, so judges of
+    other test runs on the machine cannot hold the CPUs it needs."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("co-location needs two CPUs")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    # Long enough that a loaded machine never spreads the bots before the slow turn.
+    monkeypatch.setattr(runner, "COLOCATED_PATIENCE", 0.2)
+    return tmp_path
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
+async def test_colocated_match_shares_one_cpu_until_an_answer_takes_long() -> None:
+    everywhere = len(os.sched_getaffinity(0))
+    result = await run_match(rps_spec(_affinity_bot(5), _affinity_bot(0), turns=8), colocate=True)
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        assert sorted(cpus) == list(range(1, 9)), player.stderr
+        assert cpus[1] == everywhere  # (bots start spread; the judge gathers them after turn 1)
+        assert [cpus[t] for t in (2, 3, 4)] == [1, 1, 1], cpus
+        # Seat 1 thought for 0.5 s on turn 5: the judge spread both bots while it waited.
+        assert [cpus[t] for t in (6, 7, 8)] == [everywhere] * 3, cpus
+    assert len(os.sched_getaffinity(0)) == everywhere  # the judge thread spread again too
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
+async def test_match_is_not_colocated_when_every_cpu_is_claimed_or_not_asked() -> None:
+    everywhere = len(os.sched_getaffinity(0))
+    claims = [claim_cpu([cpu]) for cpu in sorted(os.sched_getaffinity(0))]
+    try:
+        held = await run_match(rps_spec(_affinity_bot(0), _affinity_bot(0), turns=4), colocate=True)
+    finally:
+        for claim in claims:
+            assert claim is not None
+            claim.release()
+    plain = await run_match(rps_spec(_affinity_bot(0), _affinity_bot(0), turns=4))
+    for result in (held, plain):
+        for player in result.players:
+            assert set(_cpus_by_turn(player.stderr).values()) == {everywhere}, player.stderr

@@ -142,7 +142,8 @@ def match(
         turn_deadline=deadline,
         startup_allowance=startup,
     )
-    result = trio.run(lambda: run_match(spec, sandbox=sandbox, replay_path=replay))
+    # One match alone: the judge and its bots share a core while the bots answer at once.
+    result = trio.run(lambda: run_match(spec, sandbox=sandbox, replay_path=replay, colocate=True))
     if as_json:
         click.echo(result.model_dump_json())
     else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Sequence
 
-from judge.executors.base import Executor, MatchJob
+from judge.executors.base import Executor, MatchJob, ResultCallback
 from judge.models import MatchResult
 from judge.sandbox import Sandbox
 
@@ -22,6 +23,9 @@ class InProcessExecutor(Executor):
         self._batch_jobs = 0
         self._batch_mode: contextlib.ExitStack | None = None
         self._batch_took = False
+        # Matches running now, and whether run_many promised they come one at a time.
+        self._running = 0
+        self._one_at_a_time = False
 
     @property
     def slots(self) -> int:
@@ -41,6 +45,10 @@ class InProcessExecutor(Executor):
         from judge.runner import run_match
 
         batch = job.batch_scheduling and self._enter_batch()
+        # A match that plays alone runs co-located with its bots (run_match's colocate);
+        # matches that share this judge thread must not be tied to one core.
+        colocate = self._one_at_a_time and self._running == 0
+        self._running += 1
         try:
             return await run_match(
                 job.spec,
@@ -48,10 +56,26 @@ class InProcessExecutor(Executor):
                 replay_path=job.replay_path,
                 sinks=job.sinks,
                 batch_scheduled=batch,
+                colocate=colocate,
             )
         finally:
+            self._running -= 1
             if job.batch_scheduling:
                 self._leave_batch()
+
+    async def run_many(
+        self,
+        jobs: Sequence[MatchJob],
+        on_result: ResultCallback,
+        *,
+        concurrency: int | None = None,
+    ) -> None:
+        alone = len(jobs) == 1 or max(1, concurrency or self.in_flight) == 1
+        self._one_at_a_time = alone and self._running == 0
+        try:
+            await super().run_many(jobs, on_result, concurrency=concurrency)
+        finally:
+            self._one_at_a_time = False
 
     def _enter_batch(self) -> bool:
         from judge.parallel import batch_scheduled

@@ -1,0 +1,26 @@
+"""rps bot: plays rock and reports on stderr how many CPUs it may run on, every turn.
+
+``affinity.py SLOW`` keeps a CPU busy for 0.5 s before answering turn SLOW."""
+
+import os
+import sys
+import time
+
+slow = int(sys.argv[1])
+turn = 0
+message: list[str] = []
+for raw in sys.stdin:
+    line = raw.strip()
+    if line != ".":
+        message.append(line)
+        continue
+    if any(line.startswith("END") for line in message):
+        break
+    message = []
+    turn += 1
+    if turn == slow:
+        until = time.perf_counter() + 0.5
+        while time.perf_counter() < until:
+            pass
+    print(f"turn {turn} cpus {len(os.sched_getaffinity(0))}", file=sys.stderr, flush=True)
+    print("R\n.", flush=True)
