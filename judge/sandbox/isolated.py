@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sys
@@ -104,6 +105,18 @@ def _interpreter_names(program: Path) -> set[str]:
         words = first[2:].decode(errors="replace").split()
         names.update(Path(word).name for word in words[:2])
     return names
+
+
+SHELLS = ("sh", "bash", "dash")
+
+
+def _programs_in_script(argv: tuple[str, ...]) -> set[str]:
+    """For ``sh -c SCRIPT`` (a server's build), the names of the programs the script may run:
+    javac or go started by a shell need the JDK's /etc settings and no address limit as much
+    as when they are the command."""
+    if len(argv) < 3 or Path(argv[0]).name not in SHELLS or argv[1] != "-c":
+        return set()
+    return {Path(word).name for word in re.findall(r"[^\s;&|(){}<>'\"`$=]+", argv[2])}
 
 
 def _is_under(path: Path, parents: list[Path]) -> bool:
@@ -321,7 +334,8 @@ class IsolatedSandbox(Sandbox):
         program = _find_program(bot.argv[0], env_probe, cwd)
         if program is None:
             raise SandboxError(f"cannot start {bot.name}: {bot.argv[0]!r} not found")
-        prepared = _Prepared(program, _file_identity(program), cwd, _interpreter_names(program))
+        runtimes = _interpreter_names(program) | _programs_in_script(bot.argv)
+        prepared = _Prepared(program, _file_identity(program), cwd, runtimes)
         if self.layer != "base":
             host_paths = self._host_paths(bot, program, cwd)
             if self.use_slot_uids:

@@ -19,7 +19,7 @@ import trio
 from games import all_games
 from judge.bots import BotError, builtin_bots, builtin_spec, from_python
 from judge.models import BotSpec
-from judge.sandbox import SandboxError
+from judge.sandbox import Sandbox, SandboxError
 from judge.sandbox.base import SAFE_PATH
 from judge.server import ladder as rating
 from judge.server.blobs import tree_key
@@ -490,65 +490,14 @@ class Catalog:
             packed.unlink()
 
     async def build(self, box: Path, command: str) -> tuple[bool, str, bytes]:
-        """Run a build command in the sandbox under its own time limit: (ok, log, archive).
-
-        The sandbox shows the box read-only, so the build works on a copy in the bot's
-        private /tmp and hands the result back as a .tar.gz on stdout; that archive is
-        unpacked with the same checks as an upload and replaces the stored files.
-        """
-        script = (
-            'work=$(mktemp -d) && cp -R . "$work" && cd "$work" && '
-            f'{{ {command}\n}} >&2 && tar -czf - . ; status=$?; rm -rf "$work"; exit $status'
+        """Run a build command in the sandbox under its own time limit: (ok, log, archive)."""
+        return await sandboxed_build(
+            self.ctx.sandbox,
+            box,
+            command,
+            seconds=self.config.build_timeout,
+            limit=self.config.limits.unpacked_bytes,
         )
-        shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
-        spec = BotSpec(name="build", argv=(shell, "-c", script), cwd=box, box=box)
-        proc = await self.ctx.sandbox.start(spec, seed=0)  # SandboxError: retried by the caller
-        log_bytes = bytearray()
-        archive = bytearray()
-        too_big = False
-
-        async def collect_log(stream: trio.abc.ReceiveStream | None) -> None:
-            if stream is None:
-                return
-            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
-                while data := await stream.receive_some(65536):
-                    if len(log_bytes) < BUILD_OUTPUT:
-                        log_bytes.extend(data[: BUILD_OUTPUT - len(log_bytes)])
-
-        async def collect_archive(stream: trio.abc.ReceiveStream | None) -> None:
-            nonlocal too_big
-            if stream is None:
-                return
-            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
-                while data := await stream.receive_some(65536):
-                    archive.extend(data)
-                    if len(archive) > self.config.limits.unpacked_bytes:
-                        too_big = True
-                        await proc.kill()
-                        return
-
-        timed_out = False
-        try:
-            if proc.process.stdin is not None:
-                await proc.process.stdin.aclose()
-            with trio.move_on_after(self.config.build_timeout) as scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(collect_archive, proc.process.stdout)
-                    nursery.start_soon(collect_log, proc.process.stderr)
-                    await proc.process.wait()
-            timed_out = scope.cancelled_caught
-        finally:
-            await proc.kill()
-        text = log_bytes.decode(errors="replace").strip()
-        limit = self.config.limits.unpacked_bytes
-        if timed_out:
-            return False, f"the build took longer than {self.config.build_timeout:g} s\n{text}", b""
-        if too_big:
-            return False, f"the build made more than {limit} bytes", b""
-        status = proc.process.returncode
-        if status != 0:
-            return False, f"the build exited with status {status}\n{text}", b""
-        return True, text, bytes(archive)
 
 
 def _resolve_program(argv: list[str]) -> list[str]:
@@ -567,3 +516,66 @@ def _sha256(path: Path) -> str:
         while chunk := handle.read(1 << 16):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+async def sandboxed_build(
+    sandbox: Sandbox, box: Path, command: str, *, seconds: float, limit: int
+) -> tuple[bool, str, bytes]:
+    """Run a build command in the sandbox under its own time limit: (ok, log, archive).
+
+    The sandbox shows the box read-only, so the build works on a copy in the bot's
+    private /tmp and hands the result back as a .tar.gz on stdout; that archive is
+    unpacked with the same checks as an upload and replaces the stored files.
+    """
+    script = (
+        'work=$(mktemp -d) && cp -R . "$work" && cd "$work" && '
+        f'{{ {command}\n}} >&2 && tar -czf - . ; status=$?; rm -rf "$work"; exit $status'
+    )
+    shell = shutil.which("sh", path="/usr/bin:/bin") or "/bin/sh"
+    spec = BotSpec(name="build", argv=(shell, "-c", script), cwd=box, box=box)
+    proc = await sandbox.start(spec, seed=0)  # SandboxError: retried by the caller
+    log_bytes = bytearray()
+    archive = bytearray()
+    too_big = False
+
+    async def collect_log(stream: trio.abc.ReceiveStream | None) -> None:
+        if stream is None:
+            return
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+            while data := await stream.receive_some(65536):
+                if len(log_bytes) < BUILD_OUTPUT:
+                    log_bytes.extend(data[: BUILD_OUTPUT - len(log_bytes)])
+
+    async def collect_archive(stream: trio.abc.ReceiveStream | None) -> None:
+        nonlocal too_big
+        if stream is None:
+            return
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
+            while data := await stream.receive_some(65536):
+                archive.extend(data)
+                if len(archive) > limit:
+                    too_big = True
+                    await proc.kill()
+                    return
+
+    timed_out = False
+    try:
+        if proc.process.stdin is not None:
+            await proc.process.stdin.aclose()
+        with trio.move_on_after(seconds) as scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(collect_archive, proc.process.stdout)
+                nursery.start_soon(collect_log, proc.process.stderr)
+                await proc.process.wait()
+        timed_out = scope.cancelled_caught
+    finally:
+        await proc.kill()
+    text = log_bytes.decode(errors="replace").strip()
+    if timed_out:
+        return False, f"the build took longer than {seconds:g} s\n{text}", b""
+    if too_big:
+        return False, f"the build made more than {limit} bytes", b""
+    status = proc.process.returncode
+    if status != 0:
+        return False, f"the build exited with status {status}\n{text}", b""
+    return True, text, bytes(archive)
