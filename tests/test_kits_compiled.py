@@ -16,7 +16,9 @@ from judge.kits import LANGUAGES, make_kit
 from judge.sandbox.base import SAFE_PATH
 from judge.sandbox.select import default_sandbox
 from judge.server.service.catalog import sandboxed_build
+from tests.server_helpers import running_server
 from tests.test_kits import COMPILED, GAMES, play_kit
+from tests.test_server_e2e import judge, new_user
 
 
 @pytest.mark.parametrize("language", [lang for lang in COMPILED if lang in LANGUAGES])
@@ -51,3 +53,27 @@ async def test_a_compiled_kit_builds_as_a_server_builds_it(language: str, tmp_pa
     with tarfile.open(fileobj=io.BytesIO(archive)) as built:
         names = {name.removeprefix("./") for name in built.getnames()}
     assert "Bot.class" in names if language == "java" else "bot" in names, names
+
+
+# One kit per game, every language once: submitted to a real server as `judge new` wrote them.
+SUBMITTED = [("rps", "c"), ("roshambolo", "cpp"), ("liarsdice", "java"), ("counting", "go"),
+             ("tron", "rust"), ("tron", "javascript"), ("counting", "python")]  # fmt: skip
+
+
+@pytest.mark.timeout(600)
+def test_kits_pass_a_servers_check_as_they_are(tmp_path: Path) -> None:
+    """`judge submit DIR` of a fresh kit: the server builds it and its smoke match passes."""
+    kits = [
+        (game, language)
+        for game, language in SUBMITTED
+        if language in LANGUAGES
+        and all(shutil.which(p, path=SAFE_PATH) for p in LANGUAGES[language].programs)
+    ]
+    with running_server(tmp_path / "data", "--no-ladder") as server:
+        token = new_user(server.client(server.admin_token), "alice")
+        for game, language in kits:
+            bot = tmp_path / f"{game}-{language}"
+            assert judge("new", game, language, str(bot)).returncode == 0
+            done = judge("submit", str(bot), "--server", server.url, "--game", game, token=token)
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert "ready: passed its check" in done.stdout, done.stdout
