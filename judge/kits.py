@@ -61,6 +61,14 @@ def kit_folder(game: str, language: str) -> Path:
     return folder
 
 
+def opponent(game: str) -> str:
+    """A built-in bot worth a first match: the one `judge play` pits a person against."""
+    plugin = get_plugin(game)
+    if plugin.play is not None and plugin.play.opponents:
+        return plugin.play.opponents[0]
+    return next(iter(builtin_bots(game)), "BOT")
+
+
 def default_dir(game: str, language: str) -> Path:
     return Path(f"{game}-{language_name(language)}")
 
@@ -96,7 +104,6 @@ def readme(game: str, language: str, target: Path) -> str:
     kits = plugin.folder / "kits"
     strategy = (kits / "README.md").read_text().strip() if (kits / "README.md").is_file() else ""
     manifest = (kits / name / MANIFEST).read_text().strip()
-    opponent = next(iter(builtin_bots(game)), "BOT")
     where = target.as_posix() if target.is_absolute() else f"./{target.as_posix()}"
     protocol = ROOT / "docs" / "protocol.md"
     sections = [
@@ -107,7 +114,7 @@ def readme(game: str, language: str, target: Path) -> str:
         f"(it needs {', '.join(f'`{p}`' for p in lang.programs)} on the `PATH`).",
         "\n".join(f"    {line}" for line in manifest.splitlines()),
         "Play a match against a built-in bot, then upload it to a judge server:",
-        f"    judge match {game} {where} {opponent} --json\n"
+        f"    judge match {game} {where} {opponent(game)} --json\n"
         f"    judge bots {game}                        # the other built-in bots\n"
         f"    judge submit {where} --game {game} --server URL --token T",
         "## The protocol",

@@ -85,7 +85,7 @@ def play_kit(game: str, language: str, tmp_path: Path) -> None:
 def test_the_default_directory_and_what_it_says(tmp_path: Path) -> None:
     made = judge("new", "rps", "py", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    assert "judge match rps ./rps-python" in made.stdout
+    assert "play it:  judge match rps ./rps-python random\n" in made.stdout  # judge play's pick
     readme = (tmp_path / "rps-python" / "README.md").read_text()
     # The game's own page, under the kit's headings: its messages and its END line.
     assert readme.startswith("# A Python starter bot for rps\n")

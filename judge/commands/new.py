@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from judge.kits import ALIASES, LANGUAGES, KitError, default_dir, make_kit
+from judge.kits import ALIASES, LANGUAGES, KitError, default_dir, make_kit, opponent
 
 SHOWN_ALIASES = ", ".join(alias for alias, lang in ALIASES.items() if lang in LANGUAGES)
 HELP = f"""Write a starter bot for GAME in LANGUAGE into DIR (default ./GAME-LANGUAGE).
@@ -28,14 +28,8 @@ def new(game: str, language: str, directory: Path | None) -> None:
         raise click.ClickException(str(exc)) from None
     shown = target.as_posix() if target.is_absolute() else f"./{target.as_posix()}"
     click.echo(f"wrote {shown}: {', '.join(files)}")
-    click.echo(f"play it:  judge match {game} {shown} {_opponent(game)}")
+    click.echo(f"play it:  judge match {game} {shown} {opponent(game)}")
     click.echo(f"read:     {shown}/README.md (the {game} protocol)")
-
-
-def _opponent(game: str) -> str:
-    from judge.bots import builtin_bots
-
-    return next(iter(builtin_bots(game)), "BOT")
 
 
 COMMANDS = [new]

@@ -32,7 +32,7 @@ for message in messages():
     games = []  # an arena: one O line per game
     over = False
     for line in message:
-        key, *fields = line.split()
+        key, *fields = line.split() or [""]
         if key == "L":  # L <value reached> <won: 1 or 0>
             single = fields
         elif key == "O":  # O <opponent seat> <run> [<value reached> <won>]

@@ -27,7 +27,7 @@ seen = {1: 0, 2: 0, 3: 0}
 for message in messages():
     play_now = over = False
     for line in message:
-        key, *fields = line.split()
+        key, *fields = line.split() or [""]
         if key == "O":  # O <game> <a id> <b id> <a play> <b play> <result>
             for shape in fields[3:5]:
                 if shape in ("1", "2", "3"):

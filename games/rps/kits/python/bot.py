@@ -26,7 +26,7 @@ for message in messages():
     enemy_last = None
     over = False
     for line in message:
-        key, *fields = line.split()
+        key, *fields = line.split() or [""]
         if key == "L":  # L <my last move> <enemy's last move>
             enemy_last = fields[1]
         elif key == "END":  # END <rank> <score 1> <score 2>
