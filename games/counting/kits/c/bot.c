@@ -6,7 +6,7 @@
 
 int main(void) {
     static char line[4096];
-    static char choices[65536]; /* an arena's answer: "100,1,48" */
+    static char choices[1 << 20]; /* an arena's answer: "100,1,48", one choice per game */
     size_t used = 0;
     int single = 100; /* two seats: what the L line tells */
     while (fgets(line, sizeof line, stdin)) {
