@@ -16,7 +16,7 @@ import statistics
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import perf_counter
 
@@ -64,6 +64,9 @@ STDERR_DRAIN = 0.25
 # for an answer spreads its bots over every CPU again: a bot that thinks must not share
 # one core with the other movers.
 COLOCATED_PATIENCE = 0.005
+# ...and gathers them on one core again this many turns later (the wait may have been
+# other work on that core, or one long think).
+REGATHER_AFTER = 1000
 
 
 class BotFailed(Exception):
@@ -289,6 +292,13 @@ async def _pump_stderr(seat: Seat) -> None:
         seat.stderr_done.set()
 
 
+def _median_of_sorted(ordered: list[float]) -> float:
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def _stats(times: list[float]) -> ResponseStats:
     if not times:
         return ResponseStats()
@@ -297,7 +307,7 @@ def _stats(times: list[float]) -> ResponseStats:
     return ResponseStats(
         count=len(ordered),
         mean_ms=round(statistics.fmean(ordered) * ms, 3),
-        median_ms=round(statistics.median(ordered) * ms, 3),
+        median_ms=round(_median_of_sorted(ordered) * ms, 3),
         p95_ms=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * ms, 3),
         max_ms=round(ordered[-1] * ms, 3),
     )
@@ -344,7 +354,8 @@ class Match:
         # yields its core once they are all written.
         self.yield_after_send = batch_scheduled
         # Co-location: after the first turn the judge thread and every bot run on one claimed
-        # core (see ``colocate``), until an answer keeps the judge waiting.
+        # core (see ``colocate``), until an answer keeps the judge waiting; gathered again
+        # REGATHER_AFTER turns later.
         self.colocate_after = 1 if colocate else -1
         self.cpu_claim: CpuClaim | None = None
         self.spread_cpus: set[int] = set()
@@ -439,6 +450,7 @@ class Match:
             if turn is None or turn.deadline is None or trio.current_time() < turn.deadline:
                 if turn is not None and self.cpu_claim is not None:
                     self.spread()  # (the co-located patience ran out: see collect)
+                    self.colocate_after = self.turn + REGATHER_AFTER
                 continue
             # The turn's deadline passed while waiting: settle it, then go on with a fresh scope.
             movers, answers = self.settle_overdue()
@@ -463,13 +475,22 @@ class Match:
         turn_deadline = spec.turn_deadline
         yield_after_send = self.yield_after_send
         checkpointed = perf_counter()
+        # The movers (and failures) idle bots were last paused for: while the same seats move
+        # (a roshambolo game), pausing is not redone every turn.
+        paused_for: tuple[Sequence[int], int] | None = None
         while not state.is_over():
             to_move = state.to_move()
             movers = [s for s in to_move if s not in failures] if failures else list(to_move)
             if not movers:
                 break
-            if self.turn and pause_idle and (self.paused or len(movers) < len(seats)):
+            if (
+                self.turn
+                and pause_idle
+                and (self.paused or len(movers) < len(seats))
+                and paused_for != (to_move, len(failures))
+            ):
                 self.pause_idle(set(movers))
+                paused_for = (to_move, len(failures))
             messages = state.begin_turn()
             first = bool(unanswered) and not unanswered.isdisjoint(movers)
             failed_before = len(failures)
@@ -616,7 +637,7 @@ class Match:
         log.debug("co-located", cpu=claim.cpu)
 
     def spread(self) -> None:
-        """Back to every CPU the judge had, bots included, for the rest of the match."""
+        """Back to every CPU the judge had, bots included."""
         claim = self.cpu_claim
         if claim is None:
             return
@@ -845,7 +866,8 @@ async def run_match(
 
     ``colocate``: after the first turn, run this thread and the match's bots on one core
     (claimed, so other judges keep off it) until an answer keeps the judge waiting more
-    than ``COLOCATED_PATIENCE``; for a caller that runs this one match alone.
+    than ``COLOCATED_PATIENCE`` (then again ``REGATHER_AFTER`` turns later); for a caller
+    that runs this one match alone.
     """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})

@@ -235,3 +235,14 @@ async def test_match_is_not_colocated_when_every_cpu_is_claimed_or_not_asked() -
     for result in (held, plain):
         for player in result.players:
             assert set(_cpus_by_turn(player.stderr).values()) == {everywhere}, player.stderr
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
+async def test_spread_bots_are_gathered_again_later(monkeypatch) -> None:
+    monkeypatch.setattr(runner, "REGATHER_AFTER", 3)
+    result = await run_match(rps_spec(_affinity_bot(3), _affinity_bot(0), turns=9), colocate=True)
+    everywhere = len(os.sched_getaffinity(0))
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        # Spread while turn 3 waited (2 turns played), gathered again once 2 + 3 were played.
+        assert [cpus[t] for t in (2, 4, 5, 6, 7, 8, 9)] == [1, everywhere, everywhere, 1, 1, 1, 1]

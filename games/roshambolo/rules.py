@@ -49,6 +49,8 @@ HOWS = frozenset({HOW_SHAPES, HOW_MORE, HOW_COUNTER, HOW_COIN, HOW_FORFEIT})
 TRIM_AT = 4096  # drop told observations once this many pile up in front
 AHEAD = "AHEAD"  # a second answer line: this bot plays ahead and needs no observations
 AHEAD_MAX = 1000  # plays asked for in one message at most
+# The usual answers and what they name (anything else goes through shape_of).
+PLAIN_SHAPES = {"1": ROCK, "2": PAPER, "3": SCISSORS}
 
 
 class RoshamboloOptions(GameOptions):
@@ -117,6 +119,11 @@ class Roshambolo(GameState):
     ahead: set[int] = field(default_factory=set)
     owed: list[int] = field(default_factory=list)
     race: int = 0
+    # The current game's fixed strings, made once per game: the ids part of its lines, each
+    # seat's P line, and its observation lines by (a shape, b shape, winner).
+    head: str = ""
+    requests: tuple[str, str] = ("", "")
+    observations: dict[tuple[int, int, int], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.order = list(range(self.seats))
@@ -168,6 +175,13 @@ class Roshambolo(GameState):
             self.current = (a, b)
             self.wins = [0, 0]
             self.plays = [[0] * 4, [0] * 4]
+            label_a, label_b = self.seat_label(a), self.seat_label(b)
+            self.head = f"{self.game_id} {label_a} {label_b}"
+            self.requests = (
+                f"P {self.game_id} {label_a} {label_b}",
+                f"P {self.game_id} {label_b} {label_a}",
+            )
+            self.observations = {}
             return
 
     def _end_game(self, winner: int | None) -> None:
@@ -178,13 +192,15 @@ class Roshambolo(GameState):
     # -- news -----------------------------------------------------------------
     def _news(self, seat: int) -> list[str]:
         """Observations the seat has not been told yet (marks them told)."""
-        lines = self.log[self.seen[seat] - self.log_start :]
-        self.seen[seat] = self.log_start + len(self.log)
-        live = [s for s in self.live_seats() if s not in self.ahead]
-        oldest = min((self.seen[s] for s in live), default=self.seen[seat])
-        if oldest - self.log_start >= TRIM_AT:
-            del self.log[: oldest - self.log_start]
-            self.log_start = oldest
+        log, seen, start = self.log, self.seen, self.log_start
+        lines = log[seen[seat] - start :]
+        told = seen[seat] = start + len(log)
+        if told - start >= TRIM_AT:  # (the oldest reader cannot be further on than this one)
+            live = [s for s in self.live_seats() if s not in self.ahead]
+            oldest = min((seen[s] for s in live), default=told)
+            if oldest - start >= TRIM_AT:
+                del log[: oldest - start]
+                self.log_start = oldest
         return lines
 
     # -- the turn cycle ---------------------------------------------------------
@@ -195,12 +211,11 @@ class Roshambolo(GameState):
         if self.current is None:
             return {}
         self.turn_open = True
-        a, b = self.current
         messages: dict[int, list[str]] = {}
-        for seat, opponent in ((a, b), (b, a)):
-            if seat in self.disqualified or self.owed[seat]:
+        owed, disqualified = self.owed, self.disqualified
+        for seat, request in zip(self.current, self.requests, strict=True):
+            if owed[seat] or seat in disqualified:
                 continue  # (a seat that owes answers sent this turn's ahead: no message)
-            request = f"P {self.game_id} {self.seat_label(seat)} {self.seat_label(opponent)}"
             if seat in self.ahead:
                 wins = self.wins
                 certain = min(self.race - (wins[0] if wins[0] > wins[1] else wins[1]), AHEAD_MAX)
@@ -224,35 +239,53 @@ class Roshambolo(GameState):
         return single_order(lines)
 
     def apply(self, orders: Mapping[int, str]) -> str:
-        assert self.current is not None
-        a, b = self.current
+        current = self.current
+        assert current is not None
+        a, b = current
         self.turn_open = False
         owed = self.owed
         if owed[a]:
             owed[a] -= 1
         if owed[b]:
             owed[b] -= 1
-        head = f"{self.game_id} {self.seat_label(a)} {self.seat_label(b)}"
-        answers = f"{_encode(orders.get(a))} {_encode(orders.get(b))}"
-        if a not in orders or b not in orders:
+        order_a, order_b = orders.get(a), orders.get(b)
+        # (a plain shape is its own replay token; see _encode)
+        answer_a = order_a if order_a in PLAIN_SHAPES else _encode(order_a)
+        answer_b = order_b if order_b in PLAIN_SHAPES else _encode(order_b)
+        wins = self.wins
+        if order_a is None or order_b is None:
             # The other seat was disqualified during this turn: the game is forfeit.
-            winner = 0 if a in orders else 1
-            line = f"{head} {answers} * * {winner} {self.wins[0]} {self.wins[1]} {HOW_FORFEIT}"
-            self._end_game(self.current[winner])
+            winner = 0 if order_a is not None else 1
+            line = (
+                f"{self.head} {answer_a} {answer_b} * * {winner} {wins[0]} {wins[1]} {HOW_FORFEIT}"
+            )
+            self._end_game(current[winner])
             return line
-        shape_a = shape_of(orders[a]) or self.rng.randint(ROCK, SCISSORS)
-        shape_b = shape_of(orders[b]) or self.rng.randint(ROCK, SCISSORS)
-        decided, how = decide(shape_a, shape_b, self.plays[0], self.plays[1])
-        winner = self.rng.randint(0, 1) if decided is None else decided
-        self.plays[0][shape_a] += 1
-        self.plays[1][shape_b] += 1
-        self.wins[winner] += 1
-        self.round_wins[(a, b)[winner]] += 1
+        shape_a = PLAIN_SHAPES.get(order_a) or shape_of(order_a) or self.rng.randint(1, 3)
+        shape_b = PLAIN_SHAPES.get(order_b) or shape_of(order_b) or self.rng.randint(1, 3)
+        plays_a, plays_b = self.plays
+        if shape_a != shape_b:
+            winner, how = (0 if BEATEN_BY[shape_b] == shape_a else 1), HOW_SHAPES
+        else:
+            decided, how = decide(shape_a, shape_b, plays_a, plays_b)
+            winner = self.rng.randint(0, 1) if decided is None else decided
+        plays_a[shape_a] += 1
+        plays_b[shape_b] += 1
+        wins[winner] += 1
+        self.round_wins[current[winner]] += 1
         self.rounds_played += 1
-        self.log.append(f"O {head} {shape_a} {shape_b} {winner}")
-        line = f"{head} {answers} {shape_a} {shape_b} {winner} {self.wins[0]} {self.wins[1]} {how}"
-        if self.wins[winner] == self.race:
-            self._end_game((a, b)[winner])
+        key = (shape_a, shape_b, winner)
+        observation = self.observations.get(key)
+        if observation is None:
+            observation = f"O {self.head} {shape_a} {shape_b} {winner}"
+            self.observations[key] = observation
+        self.log.append(observation)
+        head = self.head
+        line = (
+            f"{head} {answer_a} {answer_b} {shape_a} {shape_b} {winner} {wins[0]} {wins[1]} {how}"
+        )
+        if wins[winner] == self.race:
+            self._end_game(current[winner])
         return line
 
     def disqualify(self, seat: int, code: str) -> None:
