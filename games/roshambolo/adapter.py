@@ -68,13 +68,13 @@ def ask_play(module: Any, game_id: int, my_id: int, opponent_id: int) -> int:
         return 0
 
 
-def tell(observe: Any, fields: list[str]) -> None:
+def tell(observe: Any, fields: list[str], without_game: bool) -> None:
     try:
-        numbers = [int(field) for field in fields]
+        numbers = list(map(int, fields))
     except ValueError:
         print(f"adapter: unreadable observation {fields!r}", file=sys.stderr)
         return
-    if positional_count(observe) == 5:  # the older observe(a_id, b_id, a_play, b_play, result)
+    if without_game:  # the older observe(a_id, b_id, a_play, b_play, result)
         numbers = numbers[1:]
     try:
         observe(*numbers)
@@ -92,19 +92,22 @@ def main() -> None:
     host = Host()
     module = load_bot(sys.argv[1])
     observe = getattr(module, "observe", None)
+    without_game = observe is not None and positional_count(observe) == 5
     offer_ahead = observe is None
     plays = 1
     for message in host.messages():
         for line in message:
+            if line[:2] == "O ":  # (the usual line: an observation)
+                fields = line[2:].split()
+                if observe is not None and len(fields) == 6:
+                    tell(observe, fields, without_game)
+                continue
             key, _, rest = line.partition(" ")
             fields = rest.split()
-            if key == "O" and len(fields) == 6:
-                if observe is not None:
-                    tell(observe, fields)
-            elif key == "N" and len(fields) == 1 and fields[0].isdigit():
+            if key == "N" and len(fields) == 1 and fields[0].isdigit():
                 plays = max(1, int(fields[0]))
             elif key == "P" and len(fields) == 3:
-                game_id, my_id, opponent_id = (int(field) for field in fields)
+                game_id, my_id, opponent_id = map(int, fields)
                 if plays == 1 and not offer_ahead:  # (round by round: no list, no clock)
                     host.answer(shown(ask_play(module, game_id, my_id, opponent_id)))
                     continue
