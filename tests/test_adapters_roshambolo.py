@@ -178,3 +178,28 @@ async def test_the_2014_api_plays_and_caught_exceptions_are_counted_and_shown(
     final = json.loads(replay.read_text().splitlines()[-1].partition(" ")[2])
     assert final["players"][0]["caught"] == old.caught
     assert final["players"][0]["caught_first"] == "KeyError: 2"
+
+
+async def test_observe_and_play_calls_are_the_in_process_originals(capsys) -> None:
+    # The recorder sees exactly the calls, in exactly the order, that the original's tourney
+    # makes in process (bench/arenas: play a, play b, every observer observes; same seed),
+    # with the match co-located as `judge match` runs it and rock playing ahead.
+    import random
+
+    from bench import arenas
+
+    names = ("p_rock", "p_recorder", "p_counter")
+    modules = [arenas.load(ORIGINAL / f"{name}.py") for name in names]
+    won = arenas.roshambolo_tourney(modules, rounds=3, race_to=15, rng=random.Random(11))
+    capsys.readouterr()  # (the recorder's stderr in this process)
+    spec = MatchSpec(
+        game="roshambolo",
+        bots=[bot(name) for name in names],
+        seed=11,
+        options={"race_to": 15, "rounds": 3},
+    )
+    result = await run_match(spec, colocate=True)
+    assert [p.score for p in result.players] == won
+    last = result.players[1].stderr.strip().splitlines()[-1]
+    assert last == f"CALLS {modules[1].count} {modules[1].calls.hexdigest()}"
+    assert modules[1].count > 3 * 3 * 15  # (plays and observations of 9 games)

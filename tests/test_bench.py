@@ -11,7 +11,7 @@ import random
 import pytest
 
 from bench import arenas
-from bench.arena import counting_tourney, judge_counting_scores
+from bench.arena import counting_tourney, judge_counting_scores, ours_roshambolo
 from bench.common import RESULTS_DIR, Spread, paired_ratios
 from games.counting.rules import score_round
 from judge.bots import resolve
@@ -118,3 +118,11 @@ def test_unknown_item_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
 
     assert main(["nonsense"]) == 2
     assert "unknown bench item" in capsys.readouterr().err
+
+
+async def test_the_roshambolo_tourney_of_the_bench_scores_100_0_200() -> None:
+    # `tourney 100 1000` of rock, random and counter, as the bench times it (co-located, one
+    # match, the strongest sandbox): the original's result.
+    _, result = await ours_roshambolo(rounds=100, race_to=1000)
+    assert [p.score for p in result.players] == [100, 0, 200]
+    assert [p.outcome for p in result.players] == ["ok"] * 3
