@@ -64,8 +64,11 @@ STDERR_DRAIN = 0.25
 # for an answer spreads its bots over every CPU again: a bot that thinks must not share
 # one core with the other movers.
 COLOCATED_PATIENCE = 0.005
-# ...and gathers them on one core again this many turns later (the wait may have been
-# other work on that core, or one long think).
+# It also spreads them when more than this many of CHECKPOINT_EVERY turns had to wait: on
+# one core an answer is there as soon as the judge looks, unless other work holds the core.
+COLOCATED_WAITS = 8
+# Spread bots are gathered on one core again this many turns later (the wait may have been
+# a passing load or one long think), twice as many after each spreading.
 REGATHER_AFTER = 1000
 
 
@@ -354,11 +357,13 @@ class Match:
         # yields its core once they are all written.
         self.yield_after_send = batch_scheduled
         # Co-location: after the first turn the judge thread and every bot run on one claimed
-        # core (see ``colocate``), until an answer keeps the judge waiting; gathered again
-        # REGATHER_AFTER turns later.
+        # core (see ``colocate``), until an answer keeps the judge waiting long or waits come
+        # often; gathered again REGATHER_AFTER turns later (then twice as many).
         self.colocate_after = 1 if colocate else -1
         self.cpu_claim: CpuClaim | None = None
         self.spread_cpus: set[int] = set()
+        self.colocated_waits = 0  # turns that had to wait, since the last CHECKPOINT_EVERY
+        self.regather_after = REGATHER_AFTER
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -449,8 +454,7 @@ class Match:
             # next checkpoint is cancelled though nothing is overdue. Go on with a fresh scope.
             if turn is None or turn.deadline is None or trio.current_time() < turn.deadline:
                 if turn is not None and self.cpu_claim is not None:
-                    self.spread()  # (the co-located patience ran out: see collect)
-                    self.colocate_after = self.turn + REGATHER_AFTER
+                    self.spread_for_now()  # (the co-located patience ran out: see collect)
                 continue
             # The turn's deadline passed while waiting: settle it, then go on with a fresh scope.
             movers, answers = self.settle_overdue()
@@ -532,6 +536,7 @@ class Match:
                 answers[seat.index] = answer
                 seat.times.append(perf_counter() - started)
             if missing is not None:
+                self.colocated_waits += 1
                 budget = turn_deadline + (spec.startup_allowance if first else 0.0)
                 turn = Turn(movers, live, started, budget, first)
                 turn.answers = answers
@@ -558,6 +563,10 @@ class Match:
                 self.colocate()
             # (bots not on the next turn are paused when that turn begins, above)
             if self.turn % CHECKPOINT_EVERY == 0 or started - checkpointed > CHECKPOINT_AFTER:
+                if self.colocated_waits > COLOCATED_WAITS and self.cpu_claim is not None:
+                    self.spread_for_now()
+                if self.turn % CHECKPOINT_EVERY == 0:
+                    self.colocated_waits = 0
                 self.turn_scope.deadline = math.inf
                 await trio.lowlevel.checkpoint()
                 checkpointed = perf_counter()
@@ -626,6 +635,7 @@ class Match:
         if claim is None:
             return
         self.cpu_claim, self.spread_cpus = claim, set(everywhere)
+        self.colocated_waits = 0
         try:
             os.sched_setaffinity(0, {claim.cpu})
         except OSError:
@@ -635,6 +645,12 @@ class Match:
             if seat is not None and seat.index not in self.failures:
                 set_tree_affinity(seat.proc.pid, {claim.cpu})
         log.debug("co-located", cpu=claim.cpu)
+
+    def spread_for_now(self) -> None:
+        """Spread the bots, and gather them again later (REGATHER_AFTER, doubling)."""
+        self.spread()
+        self.colocate_after = self.turn + self.regather_after
+        self.regather_after *= 2
 
     def spread(self) -> None:
         """Back to every CPU the judge had, bots included."""
@@ -866,8 +882,9 @@ async def run_match(
 
     ``colocate``: after the first turn, run this thread and the match's bots on one core
     (claimed, so other judges keep off it) until an answer keeps the judge waiting more
-    than ``COLOCATED_PATIENCE`` (then again ``REGATHER_AFTER`` turns later); for a caller
-    that runs this one match alone.
+    than ``COLOCATED_PATIENCE`` or more than ``COLOCATED_WAITS`` turns of ``CHECKPOINT_EVERY``
+    wait at all (other work on that core); then again ``REGATHER_AFTER`` turns later,
+    twice as many after each time. For a caller that runs this one match alone.
     """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})

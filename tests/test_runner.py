@@ -189,9 +189,10 @@ def _cpus_by_turn(stderr: str) -> dict[int, int]:
     return found
 
 
-def _affinity_bot(slow_turn: int) -> BotSpec:
+def _affinity_bot(slow_turn: int, nap_from: int = 0) -> BotSpec:
     script = TEST_BOTS / "affinity.py"
-    return BotSpec(name=f"affinity-{slow_turn}", argv=(sys.executable, str(script), str(slow_turn)))
+    argv = (sys.executable, str(script), str(slow_turn), str(nap_from))
+    return BotSpec(name=f"affinity-{slow_turn}-{nap_from}", argv=argv)
 
 
 @pytest.fixture
@@ -246,3 +247,17 @@ async def test_spread_bots_are_gathered_again_later(monkeypatch) -> None:
         cpus = _cpus_by_turn(player.stderr)
         # Spread while turn 3 waited (2 turns played), gathered again once 2 + 3 were played.
         assert [cpus[t] for t in (2, 4, 5, 6, 7, 8, 9)] == [1, everywhere, everywhere, 1, 1, 1, 1]
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
+async def test_colocated_bots_spread_when_the_judge_keeps_having_to_wait() -> None:
+    # From turn 3 on one bot answers after a 2 ms sleep (less than the patience): every
+    # turn waits, so at the checkpoint of turn 64 the bots are spread.
+    everywhere = len(os.sched_getaffinity(0))
+    result = await run_match(
+        rps_spec(_affinity_bot(0, nap_from=3), _affinity_bot(0), turns=70), colocate=True
+    )
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        assert cpus[2] == 1 and cpus[3] == 1, cpus
+        assert [cpus[t] for t in range(66, 71)] == [everywhere] * 5, cpus

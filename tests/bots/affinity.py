@@ -1,12 +1,14 @@
 """rps bot: plays rock and reports on stderr how many CPUs it may run on, every turn.
 
-``affinity.py SLOW`` keeps a CPU busy for 0.5 s before answering turn SLOW."""
+``affinity.py SLOW [NAP]`` keeps a CPU busy for 0.5 s before answering turn SLOW, and
+sleeps 2 ms before answering every turn from turn NAP on."""
 
 import os
 import sys
 import time
 
 slow = int(sys.argv[1])
+nap = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 turn = 0
 message: list[str] = []
 for raw in sys.stdin:
@@ -22,5 +24,7 @@ for raw in sys.stdin:
         until = time.perf_counter() + 0.5
         while time.perf_counter() < until:
             pass
+    if nap and turn >= nap:
+        time.sleep(0.002)
     print(f"turn {turn} cpus {len(os.sched_getaffinity(0))}", file=sys.stderr, flush=True)
     print("R\n.", flush=True)
