@@ -66,7 +66,7 @@ STDERR_DRAIN = 0.25
 COLOCATED_PATIENCE = 0.005
 # It also spreads them when more than this many of CHECKPOINT_EVERY turns had to wait: on
 # one core an answer is there as soon as the judge looks, unless other work holds the core.
-COLOCATED_WAITS = 8
+COLOCATED_WAITS = 32
 # Spread bots are gathered on one core again this many turns later (the wait may have been
 # a passing load or one long think), twice as many after each spreading.
 REGATHER_AFTER = 1000
@@ -356,7 +356,7 @@ class Match:
         # so the bots it starts: the writes that wake them do not preempt the judge, which
         # yields its core once they are all written.
         self.yield_after_send = batch_scheduled
-        # Co-location: after the first turn the judge thread and every bot run on one claimed
+        # Co-location: once every bot has answered, the judge thread and every bot run on one
         # core (see ``colocate``), until an answer keeps the judge waiting long or waits come
         # often; gathered again REGATHER_AFTER turns later (then twice as many).
         self.colocate_after = 1 if colocate else -1
@@ -617,11 +617,15 @@ class Match:
         return True
 
     def colocate(self) -> None:
-        """Run the judge thread and every bot on one core from now on, if one is free.
+        """Run the judge thread and every bot on one core from now on, if one is free
+        (once every bot has answered once).
 
         The bots of a match take turns with the judge; on a VM each wake-up of a process on
         another vCPU costs tens of µs of both sides' CPU and more in latency, on the same
         core a few µs. The core is claimed (judge.cpus) so other judges keep off it."""
+        if any(index not in self.failures for index in self.unanswered):
+            self.colocate_after += 1  # (a bot still starting up would share the core: later)
+            return
         self.colocate_after = -1
         try:
             everywhere = os.sched_getaffinity(0)
@@ -880,7 +884,7 @@ async def run_match(
     ``batch_scheduled``: the caller made this thread SCHED_BATCH (its bots inherit it), so
     the judge yields its core once a turn's messages are written.
 
-    ``colocate``: after the first turn, run this thread and the match's bots on one core
+    ``colocate``: once every bot has answered, run this thread and the bots on one core
     (claimed, so other judges keep off it) until an answer keeps the judge waiting more
     than ``COLOCATED_PATIENCE`` or more than ``COLOCATED_WAITS`` turns of ``CHECKPOINT_EVERY``
     wait at all (other work on that core); then again ``REGATHER_AFTER`` turns later,
