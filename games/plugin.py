@@ -50,6 +50,9 @@ class OriginalAdapter:
     style: str  # the ``--adapter`` name
     detect: Callable[[SourceFacts], bool]  # is a file with these facts in this style?
     script: str = "adapter.py"
+    # The Python the original's entries were written in: with 2, a file of this style that
+    # compiles under both runs with Python 2 meaning unless it is clearly Python 3.
+    python: int = 3
 
 
 @dataclass(frozen=True)

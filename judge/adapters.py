@@ -96,9 +96,27 @@ def argv_for(path: Path, game: str, adapter: str | None) -> list[str]:
     if reason:
         return python2_argv(path, data, reason, game, adapter)
     style = adapter or detect_style(source, game)
+    if _written_for_python2(style, game) and not python3_evidence(source):
+        # Valid in both, nothing says Python 3: the meaning its contest gave it.
+        reason = f"is a {style} entry (its contest ran Python 2) without Python 3 only code"
+        return python2_argv(path, data, reason, game, style)
     if style == PROTOCOL:
         return python_argv(path)
     return [*python_argv(adapter_script(style, game)), str(path)]
+
+
+def _written_for_python2(style: str, game: str) -> bool:
+    if style == PROTOCOL:
+        return False
+    return any(a.style == style and a.python == 2 for a in get_plugin(game).adapters)
+
+
+def python3_evidence(source: str) -> str:
+    """What makes the file clearly Python 3 ('' if nothing); never raises for any text."""
+    try:
+        return py2compat.python3_evidence(source)
+    except (RecursionError, MemoryError):
+        return "too deeply nested to read"
 
 
 def adapter_script(style: str, game: str) -> Path:

@@ -271,6 +271,97 @@ def _view_name(node: ast.AST) -> str:
     return node.func.attr
 
 
+# Modules that only Python 3 has (as imported by code written for it).
+PY3_ONLY_MODULES = frozenset(
+    {
+        "asyncio",
+        "builtins",
+        "configparser",
+        "dataclasses",
+        "pathlib",
+        "queue",
+        "secrets",
+        "statistics",
+        "tkinter",
+        "typing",
+    }
+)
+# Module attributes that only Python 3 has.
+PY3_ONLY_ATTRIBUTES = {
+    "random": {"choices"},
+    "math": {"inf", "gcd", "isclose", "prod", "comb", "perm"},
+    "functools": {"lru_cache"},
+    "itertools": {"accumulate"},
+    "str": {"maketrans"},
+    "int": {"from_bytes"},
+}
+PRINT_KEYWORDS = frozenset({"end", "sep", "file", "flush"})
+
+
+def python3_evidence(source: str) -> str:
+    """Why a file is clearly Python 3 ('' when nothing says so): a ``# python3`` mark, or code
+    Python 2 has no meaning for (f-strings, ``nonlocal``, annotations, ``print(..., end=)``...).
+    For styles whose original contest ran Python 2, a file without it runs as Python 2."""
+    mark = marked_version(source)
+    if mark:
+        return "marked # python3" if mark == "3" else ""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        found = ""
+        if isinstance(node, ast.JoinedStr):
+            found = "an f-string"
+        elif isinstance(node, ast.Nonlocal):
+            found = "nonlocal"
+        elif isinstance(node, ast.AnnAssign) or (
+            isinstance(node, ast.arg) and node.annotation is not None
+        ):
+            found = "an annotation"
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+            node.returns is not None or node.args.kwonlyargs or node.args.posonlyargs
+        ):
+            found = f"the signature of {node.name}()"
+        elif isinstance(node, ast.AsyncFunctionDef | ast.Await | ast.AsyncFor | ast.AsyncWith):
+            found = "async"
+        elif isinstance(node, ast.NamedExpr):
+            found = ":="
+        elif isinstance(node, ast.YieldFrom):
+            found = "yield from"
+        elif isinstance(node, ast.Raise) and node.cause is not None:
+            found = "raise ... from"
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            found = "the @ operator"
+        elif isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
+            found = "a starred assignment"
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == "print":
+                if any(k.arg in PRINT_KEYWORDS for k in node.keywords):
+                    found = "print(..., end=/sep=/file=)"
+            elif isinstance(func, ast.Name) and func.id == "super" and not node.args:
+                found = "super()"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.attr in PY3_ONLY_ATTRIBUTES.get(node.value.id, ()):
+                found = f"{node.value.id}.{node.attr}"
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [alias.name for alias in node.names]
+            )
+            module = next((n for n in names if n.split(".")[0] in PY3_ONLY_MODULES), "")
+            if module:
+                found = f"import {module}"
+        elif isinstance(node, ast.Name) and not node.id.isascii():
+            found = "a non-ASCII name"
+        if found:
+            return f"line {line}: {found}"
+    return ""
+
+
 def decode(data: bytes) -> str:
     """Source text as Python reads it: a coding cookie, else UTF-8 (Latin-1 if that fails)."""
     try:

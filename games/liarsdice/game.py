@@ -9,7 +9,9 @@ GAME = GamePlugin(
     format=FreeForAll(),
     # botfights/liarsdice modules define get_play(me, hands, history) (or play at HEAD).
     adapters=(
-        OriginalAdapter("liarsdice", lambda facts: bool({"get_play", "play"} & facts.functions)),
+        OriginalAdapter(
+            "liarsdice", lambda facts: bool({"get_play", "play"} & facts.functions), python=2
+        ),
     ),
     play=HumanPlay(opponents=("computer",)),
     # One match is one game of a few dozen bids: time over many full tables.

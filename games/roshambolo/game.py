@@ -8,7 +8,7 @@ GAME = GamePlugin(
     rules=Roshambolo,
     format=OneMatch(),
     # colinmsaunders/roshambolo modules define play(game_id, my_id, opponent_id) [+ observe].
-    adapters=(OriginalAdapter("roshambolo", lambda facts: "play" in facts.functions),),
+    adapters=(OriginalAdapter("roshambolo", lambda facts: "play" in facts.functions, python=2),),
     play=HumanPlay(opponents=("random",), options={"race_to": 3}),
     # The original times a bot in a tourney of p_random, p_rock and the bot (against
     # p_random in that seat); ours plays 10 rounds of races to 100 instead of 100 of 1000.

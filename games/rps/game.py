@@ -9,7 +9,8 @@ GAME = GamePlugin(
     format=RoundRobin(),
     # rpscontest.com programs are scripts that assign the global ``output``.
     adapters=(
-        OriginalAdapter("rpscontest", lambda facts: "output" in facts.assigned),
+        # rpscontest.com ran Python 2.
+        OriginalAdapter("rpscontest", lambda facts: "output" in facts.assigned, python=2),
         # Kaggle calls agent(observation, configuration), else the file's last function.
         OriginalAdapter(
             "kaggle",
