@@ -45,7 +45,8 @@ def _top_level_names(tree: ast.Module) -> tuple[set[str], set[str]]:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node in tree.body:
             functions.add(node.name)
         elif isinstance(node, ast.Assign):
-            assigned.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            for target in node.targets:  # output = ... and output, state = ...
+                assigned.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
         elif isinstance(node, ast.AugAssign | ast.AnnAssign) and isinstance(node.target, ast.Name):
             assigned.add(node.target.id)
     return functions, assigned

@@ -123,13 +123,47 @@ def test_python3_files_are_left_alone(source: str) -> None:
 
 
 def test_python3_bot_files_start_exactly_as_before() -> None:
-    originals = [p for p in sorted((TEST_BOTS / "original").rglob("*.py")) if p.name != "py2.py"]
+    # counting's original is Python 3: its entries are never translated unless Python 2 only
+    originals = sorted((TEST_BOTS / "original").glob("ct_*.py"))
     for path in [*originals, PY2_BOTS / "ct_unmarked.py", PY2_BOTS / "ct_py3_lookalike.py"]:
-        game = {"p": "roshambolo", "l": "liarsdice", "c": "counting"}.get(path.name[0], "rps")
-        if path.parent.name == "rpscontest":
-            game = "rps"
-        argv = resolve(str(path), game).argv
+        argv = resolve(str(path), "counting").argv
         assert "--python2" not in argv and argv[-1] == str(path), path
+
+
+@pytest.mark.parametrize(
+    ("game", "source"),
+    [
+        ("rps", "output = 'R'\n"),
+        ("rps", "if input == '':\n    n = 0\nn += 1\noutput = 'RPS'[n / 2 % 3]\n"),
+        ("liarsdice", "def get_play(me, hands, history):\n    return 1\n"),
+        ("roshambolo", "def play(game_id, my_id, opponent_id):\n    return 1\n"),
+    ],
+)
+def test_entries_of_python2_contests_run_as_python2_without_python3_evidence(
+    game: str, source: str, tmp_path: Path
+) -> None:
+    bot = tmp_path / "entry.py"
+    bot.write_text(source)
+    argv = resolve(str(bot), game).argv
+    assert "--python2" in argv, argv
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "# python3\noutput = 'R'\n",
+        "n = 3\noutput = f'{\"RPS\"[n % 3]}'\n",
+        "import random\noutput = random.choices('RPS')[0]\n",
+        "def move() -> str:\n    return 'R'\noutput = move()\n",
+        "print('thinking', end='')\noutput = 'R'\n",
+    ],
+)
+def test_entries_with_python3_evidence_keep_python3_meaning(source: str, tmp_path: Path) -> None:
+    bot = tmp_path / "entry.py"
+    bot.write_text(source)
+    assert py2compat.python3_evidence(source)
+    argv = resolve(str(bot), "rps").argv
+    assert "--python2" not in argv, argv
 
 
 def test_translations_are_cached_by_content(tmp_path: Path) -> None:
@@ -157,6 +191,7 @@ def test_classic_division_and_other_python2_meanings() -> None:
         "import json, sys, py2compat as p\np.install()\n"
         "for text in json.load(sys.stdin):\n"
         "    namespace = {}\n"
+        "    p.builtins_for(namespace)\n"
         "    exec(p.compile_translated(p.translate(text), 't'), namespace)\n"
         "    print(repr({k: v for k, v in namespace.items() if len(k) == 1}))\n"
     )
@@ -352,6 +387,17 @@ def test_untranslatable_files_say_where(source: str, where: str) -> None:
     assert str(caught.value) == f"not valid Python 2 either: {where}"
 
 
+async def test_a_resub_one_liner_runs_its_hidden_python2_entry() -> None:
+    """The 2014 contest's one-liners: ``exec("import re;import base64")``, then the entry
+    decoded from base64 and re-indented with ``re.sub`` (a 2.7 str, so the decoded bytes
+    must stay text), then exec'd as Python 2 (print statement, classic division)."""
+    result = await match("liarsdice", "ld_resub_oneliner.py", "computer", seed=3)
+    entry = result.players[0]
+    assert entry.outcome == "ok" and entry.caught == 0, entry.stderr
+    openings = [line.split() for line in entry.stderr.splitlines() if line.startswith("one-liner")]
+    assert openings and all(words[-1].isdigit() for words in openings)
+
+
 async def test_a_base64_wrapper_runs_its_hidden_python2_entry() -> None:
     """A liar's dice entry hidden as `eval(compile(b64decode(...)))`: no get_play to be seen
     and no stdin read, so it is a contest entry for the game's adapter, and the Python 2
@@ -367,3 +413,58 @@ async def test_a_base64_wrapper_runs_its_hidden_python2_entry() -> None:
     assert "opening with " in wrapper.stderr
     openings = [line.split() for line in wrapper.stderr.splitlines() if line.startswith("opening")]
     assert openings and all(words[2].isdigit() for words in openings)
+
+
+# What python2.7 printed for the same program (a 64-bit build, no hash randomisation).
+PYTHON2_MEANINGS = r"""
+import random, hashlib, zlib, collections
+random.seed('hello')
+seeded = [random.random() for _ in range(2)]
+w = random.WichmannHill(12345)
+wichmann = [w.random() for _ in range(2)] + [w.choice('RPS')]
+compressed = len(zlib.compress('RPSRPSRPPS' * 10))
+digest = hashlib.md5('RPS').hexdigest(), ord(hashlib.md5('RPS').digest()[0])
+ordered = sorted([3, None, 'a', 1.5, (1,), [2]]), max([None, -5]), min(['x', 2]), None < 0
+d = {}
+for k in ['R', 'P', 'S', 'RR', 'PS']:
+    d[k] = len(k)
+orders = d.keys(), {'R': 1, 'P': 2, 'S': 3}.items(), list(set('RPSPSR'))
+common = collections.Counter('SPRSPRRS').most_common()
+def late():
+    total = 0
+    global total
+    total = 5
+late()
+"""
+
+
+def test_python2_meanings_of_the_library_and_of_dicts_match_python27() -> None:
+    program = (
+        "import json, sys, py2compat as p\np.install()\n"
+        "namespace = {}\np.builtins_for(namespace)\n"
+        "exec(p.compile_translated(p.translate(sys.stdin.read()), 't'), namespace)\n"
+        "names = ('seeded', 'wichmann', 'compressed', 'digest', 'ordered', 'orders', 'common',"
+        " 'total')\n"
+        "print(repr([namespace[n] for n in names]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", program],
+        input=PYTHON2_MEANINGS,
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "bots" / "adapters",
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == repr(
+        [
+            [0.8180391270568783, 0.4954944300274843],
+            [0.7580852224968586, 0.6326419980594995, "R"],
+            17,
+            ("acc8e1460e0d85b64f57ca76d5e7fb98", 172),
+            ([None, 1.5, 3, [2], "a", (1,)], -5, 2, True),
+            (["P", "S", "R", "RR", "PS"], [("P", 2), ("S", 3), ("R", 1)], ["P", "S", "R"]),
+            [("S", 3), ("R", 3), ("P", 2)],
+            5,
+        ]
+    )

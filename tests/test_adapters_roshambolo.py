@@ -36,8 +36,8 @@ async def play(
 
 def test_bot_files_are_detected_as_roshambolo_modules() -> None:
     spec = bot("p_counter")
-    assert spec.argv[-2].endswith("games/roshambolo/adapter.py")
-    assert spec.argv[-1] == str(ORIGINAL / "p_counter.py")
+    assert spec.argv[2].endswith("games/roshambolo/adapter.py")
+    assert spec.argv[3] == str(ORIGINAL / "p_counter.py")
 
 
 async def test_observing_counter_file_plays_exactly_like_the_builtin(tmp_path: Path) -> None:

@@ -28,8 +28,20 @@ async def play(
 
 
 def test_programs_are_detected_by_their_output_global() -> None:
-    assert program("freq").argv[-2].endswith("games/rps/adapter.py")
-    assert program("cycle_main").argv[-2].endswith("games/rps/adapter.py")
+    # [python, -s, adapter, file] and, for an entry run as Python 2, its translation
+    assert program("freq").argv[2].endswith("games/rps/adapter.py")
+    assert program("cycle_main").argv[2].endswith("games/rps/adapter.py")
+
+
+async def test_an_entry_that_assigns_output_through_a_tuple_is_an_entry(tmp_path: Path) -> None:
+    entry = tmp_path / "pair.py"
+    entry.write_text(
+        "def act(n):\n    return 'RPS'[n % 3], n + 1\n"
+        "if input == '':\n    n = 0\noutput, n = act(n)\n"
+    )
+    result = await play(resolve(str(entry), "rps"), "rock", turns=6)
+    assert [p.outcome for p in result.players] == ["ok", "ok"]
+    assert [p.score for p in result.players] == [2, 2]  # R P S R P S against rock
 
 
 async def test_frequency_counter_beats_rock_every_round() -> None:

@@ -341,6 +341,8 @@ def python3_evidence(source: str) -> str:
             if isinstance(func, ast.Name) and func.id == "print":
                 if any(k.arg in PRINT_KEYWORDS for k in node.keywords):
                     found = "print(..., end=/sep=/file=)"
+                elif len(node.args) > 1:  # in Python 2 this prints a tuple
+                    found = "print() of several values"
             elif isinstance(func, ast.Name) and func.id == "super" and not node.args:
                 found = "super()"
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -483,9 +485,132 @@ def _key_expression(node: ast.expr) -> ast.expr:
     return node
 
 
+ORDERING = {
+    ast.Lt: "__py2_lt__",
+    ast.LtE: "__py2_le__",
+    ast.Gt: "__py2_gt__",
+    ast.GtE: "__py2_ge__",
+}
+DICT_METHODS = frozenset(
+    {"iteritems", "itervalues", "iterkeys", "has_key", "keys", "values", "items"}
+)
+
+
+def _call(helper: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=_helper(helper), args=list(args), keywords=[])
+
+
 class Python2Semantics(ast.NodeTransformer):
-    def __init__(self, classic_division: bool) -> None:
+    """What lib2to3 leaves out, on the tree: classic division, ``cmp`` sorts, ``exec`` and
+    ``compile`` of Python 2 text, 2.7's dict and set order (py2order), its ordering of unlike
+    types, and ``global`` statements after a name's first use (2.7 only warned)."""
+
+    def __init__(self, classic_division: bool, bound: set[str] | None = None) -> None:
         self.classic_division = classic_division
+        self.bound = bound or set()
+
+    # -- dicts and sets in 2.7's order
+
+    def visit_Dict(self, node: ast.Dict) -> ast.expr:
+        self.generic_visit(node)
+        if any(key is None for key in node.keys):  # {**other}: not Python 2
+            return node
+        return ast.copy_location(
+            _call("__py2_dict_display__", ast.Constant(len(node.keys)), node), node
+        )
+
+    def visit_DictComp(self, node: ast.DictComp) -> ast.expr:
+        self.generic_visit(node)
+        pairs = ast.GeneratorExp(
+            elt=ast.Tuple(elts=[node.key, node.value], ctx=ast.Load()), generators=node.generators
+        )
+        return ast.copy_location(_call("__py2_dict_pairs__", pairs), node)
+
+    def visit_Set(self, node: ast.Set) -> ast.expr:
+        self.generic_visit(node)
+        return ast.copy_location(
+            _call("__py2_set__", ast.List(elts=node.elts, ctx=ast.Load())), node
+        )
+
+    def visit_SetComp(self, node: ast.SetComp) -> ast.expr:
+        self.generic_visit(node)
+        items = ast.GeneratorExp(elt=node.elt, generators=node.generators)
+        return ast.copy_location(_call("__py2_set__", items), node)
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id not in self.bound:
+            if node.id == "dict":
+                return ast.copy_location(_helper("__py2_dict__"), node)
+            if node.id == "set":
+                return ast.copy_location(_helper("__py2_set__"), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        value = node.value
+        if (
+            isinstance(value, ast.Name)
+            and value.id == "dict"
+            and "dict" not in self.bound
+            and node.attr in DICT_METHODS
+        ):
+            return ast.copy_location(_call("__py2_dict_method__", ast.Constant(node.attr)), node)
+        self.generic_visit(node)
+        return node
+
+    # -- comparisons of unlike types, as 2.7 ordered them
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        if len(node.ops) == 1 and type(node.ops[0]) in ORDERING:
+            helper = ORDERING[type(node.ops[0])]
+            return ast.copy_location(_call(helper, node.left, node.comparators[0]), node)
+        return node
+
+    # -- global after use: 2.7 warned, 3 refuses to compile
+
+    def _hoist_globals(self, body: list[ast.stmt], top: bool) -> list[ast.stmt]:
+        names: list[str] = []
+
+        def strip(statements: list[ast.stmt]) -> list[ast.stmt]:
+            kept: list[ast.stmt] = []
+            for statement in statements:
+                if isinstance(statement, ast.Global):
+                    names.extend(n for n in statement.names if n not in names)
+                    continue
+                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    for field in ("body", "orelse", "finalbody"):
+                        inner = getattr(statement, field, None)
+                        if isinstance(inner, list) and inner:
+                            setattr(statement, field, strip(inner) or [ast.Pass()])
+                    for handler in getattr(statement, "handlers", []):
+                        handler.body = strip(handler.body) or [ast.Pass()]
+                    for case in getattr(statement, "cases", []):
+                        case.body = strip(case.body) or [ast.Pass()]
+                kept.append(statement)
+            return kept
+
+        stripped = strip(body)
+        if not names or top:  # at module level a global statement means nothing
+            return stripped or [ast.Pass()]
+        docstring = (
+            stripped[:1]
+            if stripped
+            and isinstance(stripped[0], ast.Expr)
+            and isinstance(stripped[0].value, ast.Constant)
+            and isinstance(stripped[0].value.value, str)
+            else []
+        )
+        return [*docstring, ast.Global(names=names), *stripped[len(docstring) :]]
+
+    def visit_Module(self, node: ast.Module) -> ast.Module:
+        node.body = self._hoist_globals(node.body, top=True)
+        self.generic_visit(node)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        node.body = self._hoist_globals(node.body, top=False)
+        self.generic_visit(node)
+        return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
         self.generic_visit(node)
@@ -524,10 +649,18 @@ class Python2Semantics(ast.NodeTransformer):
         return ast.copy_location(ast.Expr(value=call), node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
+        func = node.func
+        if (
+            isinstance(func, ast.Name)
+            and func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+        ):
+            node.args[0] = self.visit(node.args[0])  # a real dict is still a dict
+            return node
         self.generic_visit(node)
         func = node.func
         has_cmp = any(k.arg == "cmp" for k in node.keywords)
-        if isinstance(func, ast.Attribute) and func.attr == "sort" and (node.args or has_cmp):
+        if isinstance(func, ast.Attribute) and func.attr == "sort":
             return ast.copy_location(
                 ast.Call(
                     func=_helper("__py2_sort__"),
@@ -567,7 +700,8 @@ def _future_division(tree: ast.Module) -> bool:
 def compile_translated(text: str, filename: str) -> CodeType:
     """Compile translated text with the Python 2 meanings lib2to3 does not give it."""
     tree = ast.parse(text, filename)
-    tree = Python2Semantics(classic_division=not _future_division(tree)).visit(tree)
+    semantics = Python2Semantics(not _future_division(tree), _bound_names(tree))
+    tree = semantics.visit(tree)
     ast.fix_missing_locations(tree)
     return compile(tree, filename, "exec", dont_inherit=True)
 
@@ -620,15 +754,21 @@ def py2_sort(obj: Any, *args: Any, **kwargs: Any) -> None:
     if not isinstance(obj, list) or len(args) > 3:
         return obj.sort(*args, **kwargs)  # type: ignore[no-any-return]
     params = dict(zip(("cmp", "key", "reverse"), args, strict=False)) | kwargs
-    obj.sort(
-        key=_sort_key(params.get("cmp"), params.get("key")),
-        reverse=bool(params.get("reverse", False)),
-    )
+    key = _sort_key(params.get("cmp"), params.get("key"))
+    reverse = bool(params.get("reverse", False))
+    try:
+        obj.sort(key=key, reverse=reverse)
+    except TypeError:
+        if params.get("cmp") is not None:
+            raise
+        from py2order import py2_key  # unlike types, ordered as 2.7 did
+
+        obj.sort(key=py2_key if key is None else (lambda item: py2_key(key(item))), reverse=reverse)
     return None
 
 
 def py2_sorted(function: Any, iterable: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
-    if function is not builtins.sorted or len(args) > 3:
+    if getattr(function, "__wrapped__", function) is not builtins.sorted or len(args) > 3:
         return function(iterable, *args, **kwargs)
     result = list(iterable)
     py2_sort(result, *args, **kwargs)
@@ -807,16 +947,68 @@ PY2_STRING: dict[str, Any] = {
 }
 
 
-def install() -> None:
-    """Make this process a Python 2 one for the bot: builtins, ``string``, ``random``'s draws."""
-    for name, value in PY2_BUILTINS.items():
-        setattr(builtins, name, value)
+def bot_builtins() -> dict[str, Any]:
+    """The builtins a translated bot sees (its globals' ``__builtins__``): Python 3's with
+    Python 2's names and meanings (``round``, ``cmp``, ``max`` of unlike types, 2.7's dict
+    and set order...). Only the bot's own code sees them: the standard library keeps its
+    ``round``."""
+    import py2order
+
+    names = dict(vars(builtins))
+    names.update(PY2_BUILTINS)
+    names.update(
+        {
+            "__py2_dict_display__": py2order.dict_display,
+            "__py2_dict_pairs__": py2order.Py2Dict.from_pairs,
+            "__py2_dict__": py2order.Py2Dict,
+            "__py2_set__": py2order.Py2Set,
+            "__py2_dict_method__": py2order.dict_method,
+            "__py2_lt__": py2order.py2_lt,
+            "__py2_le__": py2order.py2_le,
+            "__py2_gt__": py2order.py2_gt,
+            "__py2_ge__": py2order.py2_ge,
+            "cmp": py2order.py2_cmp,
+            "max": py2order.py2_max,
+            "min": py2order.py2_min,
+            "sorted": py2order.py2_sorted_plain,
+        }
+    )
+    import py2libs
+
+    names["ord"] = py2libs.py2_ord
+    return names
+
+
+def install() -> dict[str, Any]:
+    """Make this process a Python 2 one for the bot: ``string``, ``random``'s draws,
+    ``collections``' dicts in 2.7's order (py2order), the standard library's calls on str
+    (py2libs). Returns the builtins for the bot's globals (``bot_builtins``)."""
+    import collections
+
+    import py2libs
+    import py2order
+
     for name, value in PY2_STRING.items():
         if not hasattr(string, name):
             setattr(string, name, value)
     for name, method in PY2_RANDOM.items():
         setattr(random.Random, name, method)
         setattr(random, name, getattr(random._inst, name))  # type: ignore[attr-defined]
+    collections.defaultdict = py2order.Py2DefaultDict  # type: ignore[misc]
+    collections.Counter = py2order.Py2Counter  # type: ignore[misc]
+    py2libs.install()
+    names = bot_builtins()
+    _installed.update(names)
+    return names
+
+
+_installed: dict[str, Any] = {}
+
+
+def builtins_for(module_globals: dict[str, Any]) -> None:
+    """Give translated code's globals the Python 2 builtins (once ``install`` ran)."""
+    if _installed:
+        module_globals["__builtins__"] = _installed
 
 
 class TranslatedLoader(importlib.abc.Loader):
@@ -829,6 +1021,7 @@ class TranslatedLoader(importlib.abc.Loader):
         return None
 
     def exec_module(self, module: ModuleType) -> None:
+        builtins_for(module.__dict__)
         exec(self.code, module.__dict__)
 
     def get_code(self, fullname: str) -> CodeType:

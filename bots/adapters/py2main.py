@@ -28,6 +28,9 @@ def main() -> None:
     program = ModuleType("__main__")
     program.__file__ = str(file)
     sys.modules["__main__"] = program
+    import py2compat
+
+    py2compat.builtins_for(program.__dict__)
     exec(code, program.__dict__)
 
 

@@ -25,23 +25,25 @@ MOVES = ("R", "P", "S")
 SHOWN = 60  # characters of a bad output quoted in the answer
 
 
-def compile_program(path: Path) -> tuple[Any, str]:
-    """The compiled program, or None and why it cannot run."""
+def compile_program(path: Path) -> tuple[Any, str, bool]:
+    """The compiled program (or None and why it cannot run), and whether it is Python 2."""
     try:
         translated = python2_code(path)
     except Unloadable as exc:
-        return None, str(exc)
+        return None, str(exc), True
     if translated is not None:
-        return translated, ""
+        return translated, "", True
     try:
-        return compile(path.read_bytes(), str(path), "exec"), ""
+        return compile(path.read_bytes(), str(path), "exec"), "", False
     except SyntaxError as exc:
-        return None, (
+        return (
+            None,
             f"{path.name} does not compile under Python 3 ({exc.msg}, line {exc.lineno}); "
-            "Python 2 programs must be ported first"
+            "Python 2 programs must be ported first",
+            False,
         )
     except (OSError, ValueError) as exc:
-        return None, f"cannot read {path}: {exc}"
+        return None, f"cannot read {path}: {exc}", False
 
 
 def shown(value: object) -> str:
@@ -55,12 +57,16 @@ def shown(value: object) -> str:
 def main() -> None:
     host = Host()
     path = Path(sys.argv[1]).resolve()
-    code, problem = compile_program(path)
+    code, problem, translated = compile_program(path)
     if code is None:
         print(f"rpscontest adapter: {problem}", file=sys.stderr)
         raise SystemExit(1)  # a crash at its start, the reason on stderr
     sys.path.append(str(path.parent))
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    if translated:
+        import py2compat
+
+        py2compat.builtins_for(namespace)
     for message in host.messages():
         if any(line.startswith("END") for line in message):
             return

@@ -18,6 +18,55 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from opponent import opponent_move
 
 ROUNDS = 1000
+CLOCK = {"read": False}
+
+
+def watch_the_clock():
+    """Note whether the entry reads the clock or the system's entropy: then its moves
+    are not repeatable."""
+    import datetime
+
+    def watched(function):
+        def call(*args, **kwargs):
+            CLOCK["read"] = True
+            return function(*args, **kwargs)
+
+        return call
+
+    for name in ("time", "clock", "localtime", "gmtime", "ctime", "strftime"):
+        setattr(time, name, watched(getattr(time, name)))
+
+    base = datetime.datetime
+
+    class WatchedDatetime(base):
+        @classmethod
+        def now(cls, *args):
+            CLOCK["read"] = True
+            return base.now(*args)
+
+        @classmethod
+        def today(cls):
+            CLOCK["read"] = True
+            return base.today()
+
+        @classmethod
+        def utcnow(cls):
+            CLOCK["read"] = True
+            return base.utcnow()
+
+    datetime.datetime = WatchedDatetime
+
+    # seeding from the system's entropy: as unrepeatable as the clock
+    seed = random.Random.seed
+
+    def watched_seed(self, a=None):
+        if a is None:
+            CLOCK["read"] = True
+        return seed(self, a)
+
+    random.Random.seed = watched_seed
+    random.seed = random._inst.seed
+    os.urandom = watched(os.urandom)
 
 
 def play(path, seed):
@@ -30,11 +79,13 @@ def play(path, seed):
         code = compile(source, path, "exec")
     except Exception as exc:
         return {"error": "compile: {}: {}".format(type(exc).__name__, exc), "round": 0}
+    now = time.time
+    watch_the_clock()
     namespace = {"__name__": "__main__"}
     previous = ""
     for round_ in range(ROUNDS):
         namespace["input"] = previous
-        started = time.time()
+        started = now()
         try:
             exec(code, namespace)
         except BaseException as exc:
@@ -44,7 +95,7 @@ def play(path, seed):
                 "moves": "".join(moves),
                 "slowest": slowest,
             }
-        slowest = max(slowest, time.time() - started)
+        slowest = max(slowest, now() - started)
         output = namespace.get("output")
         if output not in ("R", "P", "S"):
             return {
@@ -55,7 +106,7 @@ def play(path, seed):
             }
         previous = opponent_move(round_, moves)
         moves.append(output)
-    return {"moves": "".join(moves), "slowest": round(slowest, 4)}
+    return {"moves": "".join(moves), "slowest": round(slowest, 4), "clock": CLOCK["read"]}
 
 
 if __name__ == "__main__":
