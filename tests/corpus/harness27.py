@@ -34,7 +34,8 @@ def watch_the_clock():
         return call
 
     for name in ("time", "clock", "localtime", "gmtime", "ctime", "strftime"):
-        setattr(time, name, watched(getattr(time, name)))
+        if hasattr(time, name):  # no clock() in Python 3
+            setattr(time, name, watched(getattr(time, name)))
 
     base = datetime.datetime
 

@@ -42,7 +42,7 @@ def digest(data: bytes) -> str:
 def distinct_entries(corpus: Path) -> dict[str, Path]:
     """Each distinct file once (by content), under its first name in sorted order."""
     entries: dict[str, Path] = {}
-    for path in sorted(corpus.glob("*.py")):
+    for path in sorted(corpus.resolve().glob("*.py")):
         entries.setdefault(digest(path.read_bytes()), path)
     return entries
 
@@ -66,13 +66,23 @@ def run_python2(python2: str, path: Path, seed: int) -> dict[str, object]:
     return result
 
 
-def expect(corpus: Path, python2: str, jobs: int) -> None:
+def reference_python(path: Path, python2: str) -> str:
+    """python2.7, or this Python for an entry marked ``# python3`` (it keeps that meaning)."""
+    sys.path.insert(0, str(HERE.parents[1] / "bots" / "adapters"))
+    import py2compat
+
+    marked = py2compat.marked_version(py2compat.decode(path.read_bytes()))
+    return sys.executable if marked == "3" else python2
+
+
+def expect(corpus: Path, python2: str, jobs: int, target: Path = EXPECTED) -> None:
     entries = distinct_entries(corpus)
     expected: dict[str, dict[str, object]] = {}
 
     def one(item: tuple[str, Path]) -> tuple[str, dict[str, object]]:
         sha, path = item
-        runs = [run_python2(python2, path, seed) for seed in SEEDS]
+        python = reference_python(path, python2)
+        runs = [run_python2(python, path, seed) for seed in SEEDS]
         record: dict[str, object] = {"name": path.name}
         if all("error" not in run for run in runs):
             moves = [str(run["moves"]) for run in runs]
@@ -99,20 +109,22 @@ def expect(corpus: Path, python2: str, jobs: int) -> None:
             expected[sha] = record
             if done % 50 == 0 or done == len(todo):
                 print(f"{done}/{len(todo)} in {time.monotonic() - started:.0f} s", flush=True)
-                save(expected)
-    save(expected)
+                save(expected, target)
+    save(expected, target)
 
 
-def save(expected: dict[str, dict[str, object]]) -> None:
+def save(expected: dict[str, dict[str, object]], target: Path) -> None:
     body = {
         "about": "rpscontest entries under python2.7 (tests/corpus/rpscontest.py)",
         "rounds": ROUNDS,
         "entries": dict(sorted(expected.items(), key=lambda item: str(item[1]["name"]))),
     }
-    EXPECTED.write_text(json.dumps(body, indent=1, sort_keys=False) + "\n")
+    target.write_text(json.dumps(body, indent=1, sort_keys=False) + "\n")
 
 
-def check(corpus: Path, only: list[str], workers: int | None) -> int:
+def check(
+    corpus: Path, only: list[str], workers: int | None, source: Path = EXPECTED
+) -> tuple[int, dict[str, str]]:
     """Play every entry python2.7 played to the end through the judge; 0 when all pass."""
     import tempfile
 
@@ -122,7 +134,7 @@ def check(corpus: Path, only: list[str], workers: int | None) -> int:
     from judge.executors import MatchJob, open_executor
     from judge.models import MatchResult, MatchSpec
 
-    expected = json.loads(EXPECTED.read_text())["entries"]
+    expected = json.loads(source.read_text())["entries"]
     entries = distinct_entries(corpus)
     chosen = {
         sha: path
@@ -192,7 +204,7 @@ def check(corpus: Path, only: list[str], workers: int | None) -> int:
     )
     for name, why in sorted(failures.items()):
         print(f"FAIL {name}: {why}")
-    return 1 if failures else 0
+    return passed, failures
 
 
 def _collect_into(moves: list[str]):  # type: ignore[no-untyped-def]
@@ -211,15 +223,18 @@ def main() -> int:
     p_expect.add_argument("corpus", type=Path)
     p_expect.add_argument("--python2", default="python2.7")
     p_expect.add_argument("--jobs", type=int, default=2)
+    p_expect.add_argument("--expected", type=Path, default=EXPECTED)
     p_check = sub.add_parser("check", help="play the entries through the judge")
     p_check.add_argument("corpus", type=Path)
     p_check.add_argument("--only", nargs="*", default=[])
     p_check.add_argument("--workers", type=int, default=None)
+    p_check.add_argument("--expected", type=Path, default=EXPECTED)
     args = parser.parse_args()
     if args.command == "expect":
-        expect(args.corpus, args.python2, args.jobs)
+        expect(args.corpus, args.python2, args.jobs, args.expected)
         return 0
-    return check(args.corpus, args.only, args.workers)
+    _, failures = check(args.corpus, args.only, args.workers, args.expected)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
