@@ -894,7 +894,20 @@ def _sample(self: random.Random, population: Any, k: int) -> list[Any]:
     return result
 
 
+_gammavariate = random.Random.gammavariate
+
+
+def _gammavariate(self: random.Random, alpha: float, beta: float) -> float:
+    if alpha == 1.0:  # 2.7 drew -log(u), u > 1e-7; Python 3 draws -log(1 - u)
+        u = self.random()
+        while u <= 1e-7:
+            u = self.random()
+        return -math.log(u) * beta
+    return _gammavariate(self, alpha, beta)
+
+
 PY2_RANDOM = {
+    "gammavariate": _gammavariate,
     "randrange": _randrange,
     "randint": _randint,
     "choice": _choice,
