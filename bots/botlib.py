@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Iterator
+
+TYPE_CHECKING = False  # not typing's: a bot's start would import typing and collections
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _in = sys.stdin.buffer
 _out = sys.stdout.buffer

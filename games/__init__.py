@@ -1,16 +1,16 @@
 """Game registry: every folder ``games/<name>/`` whose ``game.py`` defines ``GAME``.
 
 Cheap to import on purpose: bot processes (started with ``python -S``) import
-``games.<name>.bots`` and must not pay for pydantic; games are imported on demand.
+``games.<name>.bots`` and must not pay for pydantic; games are imported on demand, and
+``get_plugin(name)`` imports that one game only (a match does not build every game's models).
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
-from functools import cache
-from typing import TYPE_CHECKING
 
+# Not from typing, nor functools below: a bot's start (``python -S``) would pay ~7 ms for them.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from games.base import GameState
     from games.plugin import GamePlugin
@@ -22,26 +22,48 @@ class UnknownGame(LookupError):
     pass
 
 
-@cache
+def _folder_plugin(folder: str) -> GamePlugin | None:
+    """The GAME of ``games/<folder>/game.py``; None for a folder without one."""
+    try:
+        module = importlib.import_module(f"{__name__}.{folder}.game")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"{__name__}.{folder}", f"{__name__}.{folder}.game"):
+            return None  # a folder without game.py is not a game
+        raise
+    plugin: GamePlugin | None = getattr(module, "GAME", None)
+    return plugin
+
+
+_found: dict[str, GamePlugin] = {}  # get_plugin's, by name
+_every: dict[str, GamePlugin] = {}  # all_plugins', once listed
+
+
 def all_plugins() -> dict[str, GamePlugin]:
+    if _every:
+        return _every
+    import pkgutil
+
     plugins: dict[str, GamePlugin] = {}
     for module_info in pkgutil.iter_modules(__path__):
         if not module_info.ispkg or module_info.name.startswith("_"):
             continue
-        try:
-            module = importlib.import_module(f"{__name__}.{module_info.name}.game")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{module_info.name}.game":
-                continue  # a folder without game.py is not a game
-            raise
-        plugin = getattr(module, "GAME", None)
+        plugin = _folder_plugin(module_info.name)
         if plugin is not None:
             plugins[plugin.name] = plugin
-    return dict(sorted(plugins.items()))
+    _every.update(sorted(plugins.items()))
+    return _every
 
 
 def get_plugin(name: str) -> GamePlugin:
-    """Everything the judge asks a game (see games/plugin.py)."""
+    """Everything the judge asks a game (see games/plugin.py). A game lives in the folder
+    of its name, so only that folder is imported; the others only to list them."""
+    if name in _found:
+        return _found[name]
+    if name.isidentifier() and not name.startswith("_"):
+        plugin = _folder_plugin(name)
+        if plugin is not None and plugin.name == name:
+            _found[name] = plugin
+            return plugin
     try:
         return all_plugins()[name]
     except KeyError:

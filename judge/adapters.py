@@ -21,11 +21,14 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bots.adapters import py2compat
 from games import all_plugins, get_plugin
 from games.plugin import SourceFacts
 from judge.botfiles import BOTS_DIR, GAMES_DIR, BotError, python_argv
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 ADAPTERS_DIR = BOTS_DIR / "adapters"
 PROTOCOL = "protocol"
@@ -78,7 +81,7 @@ def detect_style(source: str, game: str) -> str:
     for adapter in adapters:
         if adapter.detect(facts):
             return adapter.style
-    if adapters and py2compat.runs_hidden_code(tree):
+    if adapters and _py2compat().runs_hidden_code(tree):
         # Its functions appear only when it runs: a contest entry for the game's original.
         return adapters[0].style
     return PROTOCOL
@@ -115,7 +118,8 @@ def _written_for_python2(style: str, game: str) -> bool:
 def python3_evidence(source: str) -> str:
     """What makes the file clearly Python 3 ('' if nothing); never raises for any text."""
     try:
-        return py2compat.python3_evidence(source)
+        evidence: str = _py2compat().python3_evidence(source)
+        return evidence
     except (RecursionError, MemoryError):
         return "too deeply nested to read"
 
@@ -136,8 +140,19 @@ def adapter_script(style: str, game: str) -> Path:
 
 # -- Python 2 files ----------------------------------------------------------------------------
 
-# Changes whenever translations made before would differ (part of the cache key).
-TRANSLATION_FORMAT = f"1 {sys.version_info[:3]} {sorted(py2compat.SKIPPED_FIXERS)}"
+
+def _py2compat() -> ModuleType:
+    """The Python 2 translator, imported for a .py bot only (~12 ms a built-in need not pay)."""
+    from bots.adapters import py2compat
+
+    return py2compat
+
+
+def translation_format() -> str:
+    """Changes whenever translations made before would differ (part of the cache key)."""
+    return f"1 {sys.version_info[:3]} {sorted(_py2compat().SKIPPED_FIXERS)}"
+
+
 _translated: dict[str, Path | str] = {}  # content digest -> translation, or why there is none
 _translate_lock = threading.Lock()
 
@@ -145,7 +160,8 @@ _translate_lock = threading.Lock()
 def python2_reason(source: str) -> str:
     """Why the file is Python 2 ('' for Python 3); never raises for any text."""
     try:
-        return py2compat.python2_reason(source)
+        reason: str = _py2compat().python2_reason(source)
+        return reason
     except (RecursionError, MemoryError):  # absurdly nested code: left to Python 3 to report
         return ""
 
@@ -177,13 +193,14 @@ def python2_translation(stem: str, data: bytes) -> Path | str:
     Each translation sits alone in a directory named by the content's digest, which the
     sandbox shows to the bot; the bot sees no other bot's translation.
     """
-    digest = hashlib.sha256(TRANSLATION_FORMAT.encode() + b"\0" + data).hexdigest()[:32]
+    digest = hashlib.sha256(translation_format().encode() + b"\0" + data).hexdigest()[:32]
     with _translate_lock:
         known = _translated.get(digest)
         if isinstance(known, str) or (known is not None and known.is_file()):
             return known
         target = _cache_root() / digest / f"{stem}.py"
         if not target.is_file():
+            py2compat = _py2compat()
             try:
                 text = py2compat.translate(py2compat.decode(data), f"{stem}.py")
             except py2compat.TranslationError as exc:

@@ -39,9 +39,6 @@ class LazyGroup(click.Group):
             return self.commands.get(cmd_name)
         import importlib
 
-        from judge import import_structlog_without_rich
-
-        import_structlog_without_rich()
         module = importlib.import_module(COMMANDS[cmd_name][0])
         found = {command.name: command for command in module.COMMANDS}
         command: click.Command | None = found.get(cmd_name)

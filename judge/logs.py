@@ -1,11 +1,26 @@
-"""structlog setup: readable lines on a terminal, JSON lines otherwise, always on stderr."""
+"""Logging: structlog lines, readable on a terminal and JSON otherwise, always on stderr.
+
+structlog is imported when the first line at or above the configured level is logged, not
+before: its import (asyncio and its stdlib integration, ~60 ms) would be a sixth of a
+one-turn ``judge match``, which logs nothing at the default level. The judge's modules log
+through ``get_logger(name)`` and add context to every line with ``bound(key=value)``.
+"""
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import sys
+import threading
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
 
-import structlog
+LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
+
+_level: int | None = None  # set by configure(); None: structlog's defaults (every line)
+_applied: int | None = None  # the level structlog is configured with
+_import_lock = threading.Lock()
+_context: ContextVar[dict[str, Any] | None] = ContextVar("judge_log_context", default=None)
 
 
 class _CurrentStderr:
@@ -20,21 +35,100 @@ class _CurrentStderr:
 
 
 def configure(level: str = "warning") -> None:
-    renderer: structlog.typing.Processor
-    if sys.stderr.isatty():
-        renderer = structlog.dev.ConsoleRenderer(colors=True)
-    else:
-        renderer = structlog.processors.JSONRenderer()
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            logging.getLevelNamesMapping()[level.upper()]
-        ),
-        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
-        cache_logger_on_first_use=True,
-    )
+    """Lines below ``level`` are dropped (without importing structlog)."""
+    global _level
+    _level = LEVELS[level.lower()]
+    if "structlog" in sys.modules:
+        _structlog()
+
+
+def _import_structlog_without_rich() -> None:
+    """structlog imports rich's traceback and pretty-printing modules when rich is installed
+    (~0.3 s), only to draw exceptions in colour. The judge logs plain tracebacks, so rich is
+    hidden while structlog is imported (and put back: the commands print rich tables)."""
+    rich = sys.modules.get("rich")
+    sys.modules["rich"] = None  # type: ignore[assignment]  # None makes `import rich` fail
+    try:
+        import structlog  # noqa: F401
+    finally:
+        if rich is None:
+            del sys.modules["rich"]
+        else:
+            sys.modules["rich"] = rich
+
+
+def _structlog() -> Any:
+    """structlog, imported and configured (at the configured level) on first use."""
+    global _applied
+    with _import_lock:
+        if "structlog" not in sys.modules:
+            _import_structlog_without_rich()
+        import structlog
+
+        if _level is not None and _applied != _level:
+            renderer: structlog.typing.Processor
+            if sys.stderr.isatty():
+                renderer = structlog.dev.ConsoleRenderer(colors=True)
+            else:
+                renderer = structlog.processors.JSONRenderer()
+            structlog.configure(
+                processors=[
+                    structlog.contextvars.merge_contextvars,
+                    structlog.processors.add_log_level,
+                    structlog.processors.TimeStamper(fmt="iso", utc=True),
+                    renderer,
+                ],
+                wrapper_class=structlog.make_filtering_bound_logger(_level),
+                logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
+                cache_logger_on_first_use=True,
+            )
+            _applied = _level
+        return structlog
+
+
+class Logger:
+    """A structlog logger that imports structlog only for a line that will be written."""
+
+    __slots__ = ("_real", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._real: Any = None
+
+    def _log(self, method: str, level: int, event: str, values: dict[str, Any]) -> None:
+        if _level is not None and level < _level:
+            return
+        if self._real is None:
+            self._real = _structlog().get_logger(self.name)
+        context = _context.get()
+        getattr(self._real, method)(event, **({**context, **values} if context else values))
+
+    def debug(self, event: str, **values: Any) -> None:
+        self._log("debug", 10, event, values)
+
+    def info(self, event: str, **values: Any) -> None:
+        self._log("info", 20, event, values)
+
+    def warning(self, event: str, **values: Any) -> None:
+        self._log("warning", 30, event, values)
+
+    def error(self, event: str, **values: Any) -> None:
+        self._log("error", 40, event, values)
+
+    def exception(self, event: str, **values: Any) -> None:
+        """An error line with the exception being handled."""
+        self._log("exception", 40, event, values)
+
+
+def get_logger(name: str) -> Logger:
+    return Logger(name)
+
+
+@contextlib.contextmanager
+def bound(**values: Any) -> Iterator[None]:
+    """Every line logged inside (in this context: task, thread) carries these values."""
+    token = _context.set({**(_context.get() or {}), **values})
+    try:
+        yield
+    finally:
+        _context.reset(token)

@@ -20,19 +20,18 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import perf_counter
 
-import structlog
 import trio
 
 from games import get_game
 from games.base import GameState, IllegalOrder
-from judge import __version__
+from judge import __version__, logs
 from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
 from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode
 from replays import ReplayWriter, event_line, header_line
 
-log = structlog.get_logger("judge.runner")
+log = logs.get_logger("judge.runner")
 
 LineSink = Callable[[str], None]
 STDERR_HEAD = 4096
@@ -898,7 +897,7 @@ async def run_match(
         all_sinks.insert(0, writer)
     match = Match(spec, sandbox or PlainSandbox(), all_sinks, batch_scheduled, colocate)
     began = time.monotonic()
-    with structlog.contextvars.bound_contextvars(match_id=spec.match_id):
+    with logs.bound(match_id=spec.match_id):
         log.info("match starting", game=spec.game, bots=[b.name for b in spec.bots], seed=spec.seed)
         if all_sinks:  # (the header and the result line are built only for someone)
             match.emit(header_line(match.header()))

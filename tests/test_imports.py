@@ -186,3 +186,129 @@ def test_the_core_names_no_game() -> None:
                 if words & names:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")
     assert found == []
+
+
+# -- What a command imports when it runs (issue 14, "quick to start") ---------------------------
+# Asserted on module names, never on time: each name here is a module that a run would import
+# again if the laziness regressed, at a measured cost (docs/performance.md).
+
+
+RECORDING = """
+import atexit, sys
+def record(path=sys.argv[1]):
+    with open(path, "w") as out:
+        out.write("\\n".join(sorted(sys.modules)))
+atexit.register(record)
+kind, target, sys.argv = sys.argv[2], sys.argv[3], [sys.argv[3], *sys.argv[4:]]
+if kind == "script":
+    code = compile(open(target).read(), target, "exec")
+    exec(code, {"__name__": "__main__", "__file__": target})
+else:
+    from judge.cli import main
+    main()
+"""
+
+
+def imported_by(
+    target: str, *args: str, flags: tuple[str, ...] = (), stdin: str = ""
+) -> tuple[set[str], str, str]:
+    """Every module in ``sys.modules`` when a real process of ``target`` (``judge`` or a
+    script's path) exits, however it was imported; then its stdout and stderr."""
+    import subprocess
+    import sys
+    import tempfile
+
+    kind = "judge" if target == "judge" else "script"
+    with tempfile.NamedTemporaryFile("r") as record:
+        proc = subprocess.run(
+            [sys.executable, *flags, "-c", RECORDING, record.name, kind, target, *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return set(record.read().split()), proc.stdout, proc.stderr
+
+
+def game_folders() -> list[str]:
+    return sorted(p.parent.name for p in (ROOT / "games").glob("*/game.py"))
+
+
+def test_a_match_imports_only_what_it_needs() -> None:
+    match = ["match", "rps", "rock", "paper", "--turns", "1", "--sandbox", "none"]
+    modules, out, _ = imported_by("judge", *match)
+    assert "paper" in out
+    # What it does need, so the test cannot pass by importing nothing.
+    for needed in ("trio", "pydantic", "judge.runner", "games.rps.rules", "rich.table"):
+        assert needed in modules, needed
+    unneeded = {
+        # every other game (a match builds its own game's models only)
+        *(f"games.{name}" for name in game_folders() if name != "rps"),
+        "games.rps.render",
+        "games.rps.human",
+        # logging: nothing is logged at the default level
+        "structlog",
+        # the Python 2 translator (for .py bot files), tournaments, executors, the server
+        "bots.adapters.py2compat",
+        "judge.tournament",
+        "judge.executors",
+        "judge.parallel",
+        "judge.evaluate",
+        "judge.server",
+        "httpx",
+        "starlette",
+        "dask",
+        "distributed",
+        "psycopg",
+        # rich's pieces a result table does not use
+        "rich.traceback",
+        "rich.pretty",
+    }
+    commands = {m for m in modules if m.startswith("judge.commands.")}
+    assert commands == {"judge.commands.match", "judge.commands.common"}
+    assert sorted(modules & unneeded) == []
+
+
+def test_a_game_is_found_without_importing_the_others() -> None:
+    import subprocess
+    import sys
+
+    for game in game_folders():
+        code = f"import games, sys; games.get_plugin({game!r}); print(*sys.modules)"
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+        )
+        modules = set(proc.stdout.split())
+        assert f"games.{game}.rules" in modules, proc.stderr
+        others = [m for m in modules if m.startswith("games.") and m.split(".")[1] != game]
+        assert sorted(others) == ["games.base", "games.plugin", "games.tourney"], game
+
+
+def test_a_built_in_bot_starts_without_the_judge_side() -> None:
+    """Built-ins run as ``python -S``; the registry they pass through stays this small."""
+    modules, out, _ = imported_by(
+        "bots/play.py", "rps", "rock", flags=("-S", "-s"), stdin="Y 1\n.\nEND 1 0 1\n.\n"
+    )
+    assert out == "R\n.\n"
+    assert "bots.botlib" in modules and "games.rps.bots" in modules
+    heavy = {"pydantic", "games.base", "games.plugin", "pathlib", "pkgutil", "typing"}
+    assert sorted(modules & heavy) == []
+
+
+def test_a_logged_match_imports_structlog_without_rich_tracebacks() -> None:
+    """At --log-level info a match logs, structlog comes in then, with rich hidden from it:
+    structlog would import rich's traceback and pretty-printer (~0.3 s) to colour exceptions.
+    Every line of the match carries its id; the result table is still rich's."""
+    import json
+
+    match = ["match", "rps", "rock", "paper", "--turns", "1", "--sandbox", "none"]
+    modules, out, err = imported_by("judge", "--log-level", "info", *match)
+    assert "structlog" in modules and "rich.table" in modules
+    assert sorted(modules & {"rich.traceback", "rich.pretty"}) == []
+    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    events = [line["event"] for line in lines]
+    assert events == ["match starting", "match finished"], err
+    assert lines[0]["match_id"] and lines[0]["match_id"] == lines[1]["match_id"]
+    assert lines[1]["winner"] == 1 and "paper" in out

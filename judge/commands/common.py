@@ -63,17 +63,16 @@ def name_origins(
     """For bots that share a name: what each stands for ("cycle#2: ./b/cycle.py"), named as a
     tourney's tables name them (judge.tournament.unique_names), or by seat ``labels`` in a
     match. Empty when every name is different."""
-    from judge.tournament import unique_names
-
     names = [spec.name for spec in specs]
     if len(set(names)) == len(names):
         return []
     lines = []
-    shown = (
-        [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)]
-        if labels
-        else [spec.name for spec in unique_names(specs)]
-    )
+    if labels:
+        shown = [f"seat {label} {spec.name}" for label, spec in zip(labels, specs, strict=True)]
+    else:
+        from judge.tournament import unique_names
+
+        shown = [spec.name for spec in unique_names(specs)]
     for arg, spec, name in zip(args, specs, shown, strict=True):
         if names.count(spec.name) > 1 and args.count(arg) < names.count(spec.name):
             builtin = arg in builtin_bots(game) and not Path(arg).exists()

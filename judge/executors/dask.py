@@ -28,15 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 import zstandard
 
+from judge import logs
 from judge.executors import artifacts
 from judge.executors.base import Executor, ExecutorError, LineRelay, MatchJob
 from judge.models import MatchResult
 
-log = structlog.get_logger("judge.executors.dask")
+log = logs.get_logger("judge.executors.dask")
 
 RESOURCE = "match"
 # Boxes kept scattered on the workers after their matches, most recently used first.

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
-import structlog
 import trio
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.dependencies.models import Dependant
@@ -42,13 +41,13 @@ from starlette.routing import Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from judge import __version__
+from judge import __version__, logs
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError
 from judge.server.uploads import UploadRefused, read_limited
 from replays.export import asset_file, asset_names
 
-log = structlog.get_logger("judge.server.http")
+log = logs.get_logger("judge.server.http")
 
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = {

@@ -14,17 +14,17 @@ import sys
 from collections.abc import Callable
 
 import anyio
-import structlog
 import trio
 from anycorn import Config, serve
 
+from judge import logs
 from judge.sandbox import Sandbox
 from judge.server.app import build_app
 from judge.server.config import ServerConfig
 from judge.server.db import storage_for
 from judge.server.service import Service
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 
 def _anycorn_config(config: ServerConfig) -> Config:

@@ -18,11 +18,10 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import structlog
 import trio
 
 from games import all_games
-from judge import __version__
+from judge import __version__, logs
 from judge.bots import builtin_bots, toolchains
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore, LocalBlobStore
@@ -64,7 +63,7 @@ __all__ = [
     "result_for",
 ]
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 
 class Service:

@@ -13,10 +13,10 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
 import trio
 
 from games import all_games
+from judge import logs
 from judge.bots import BotError, builtin_bots, builtin_spec, from_python
 from judge.models import BotSpec
 from judge.sandbox import Sandbox, SandboxError
@@ -41,7 +41,7 @@ from judge.server.uploads import UploadRefused, check_filename, launch_for, unpa
 if TYPE_CHECKING:
     from judge.server.service.scheduler import Scheduler
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 BUILD_OUTPUT = 16384
 MESSAGE_STDERR = 2000

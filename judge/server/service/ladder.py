@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import structlog
 import trio
 
 from games import get_game
+from judge import logs
 from judge.server import ladder as rating
 from judge.server.records import Match
 from judge.server.service.catalog import seat_of
 from judge.server.service.common import Context, game_or_error, validate_options
 from judge.server.service.scheduler import Scheduler
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 
 class Ladder:

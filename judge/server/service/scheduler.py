@@ -13,10 +13,10 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import structlog
 import trio
 
 from games import get_game
+from judge import logs
 from judge.bots import BotError
 from judge.executors import ExecutorError, MatchJob
 from judge.models import MatchResult, MatchSpec
@@ -41,7 +41,7 @@ from judge.server.service.common import (
     validate_options,
 )
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 # Called after a match's end is committed: (match, status, result, error).
 Finished = Callable[[Match, MatchStatus, "dict[str, Any] | None", str], Awaitable[None]]
@@ -373,7 +373,7 @@ class Scheduler:
         retry = False
         scope = self._cancel_scopes[match.id] = trio.CancelScope()
         try:
-            with scope, structlog.contextvars.bound_contextvars(match_id=match.id):
+            with scope, logs.bound(match_id=match.id):
                 problem = await self.catalog.unusable(match)
                 if problem is not None:
                     status, error = "cancelled", problem

@@ -6,9 +6,9 @@ import time
 import uuid
 from typing import Any
 
-import structlog
 import trio
 
+from judge import logs
 from judge.server import tournaments as planning
 from judge.server.records import Match, Tournament, User
 from judge.server.service.catalog import Catalog
@@ -23,7 +23,7 @@ from judge.server.service.common import (
 )
 from judge.server.service.scheduler import Scheduler
 
-log = structlog.get_logger("judge.server")
+log = logs.get_logger("judge.server")
 
 
 class Tournaments:
