@@ -1,7 +1,11 @@
 """Builds the sandbox launcher (judge/sandbox/launcher.c) when the package is built or
 installed, editable (`uv sync`) or as a wheel, so that bots are isolated without a C
 compiler at run time. Without a compiler the install still succeeds: the judge then
-tries to compile on first use, and says so if it cannot (see docs/security.md)."""
+tries to compile on first use, and says so if it cannot (see docs/security.md).
+
+An editable install also writes the bytecode of the judge's own modules (a wheel's is the
+installer's job), for interpreters that do not write it themselves (PYTHONDONTWRITEBYTECODE,
+or built-in bots reading the tree as another user): see docs/performance.md."""
 
 from __future__ import annotations
 
@@ -13,14 +17,18 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
-def _launcher_build() -> Any:
+def _by_path(name: str, *parts: str) -> Any:
     # By path: importing the judge package would need its dependencies at build time.
-    path = Path(__file__).parent / "judge" / "sandbox" / "launcher_build.py"
-    spec = importlib.util.spec_from_file_location("_botjudge_launcher_build", path)
+    path = Path(__file__).parent.joinpath(*parts)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _launcher_build() -> Any:
+    return _by_path("_botjudge_launcher_build", "judge", "sandbox", "launcher_build.py")
 
 
 class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -29,6 +37,8 @@ class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        if version == "editable":
+            _by_path("_botjudge_bytecode", "judge", "bytecode.py").compile_sources(Path(self.root))
         lb = _launcher_build()
         target = lb.PACKAGED_DIR / lb.binary_name()
         problem = None if target.is_file() else lb.build(target)

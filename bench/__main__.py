@@ -31,6 +31,13 @@ ITEMS = (
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if {"-h", "--help"} & set(args):
+        print(__doc__.strip())
+        return 0
+    options = [a for a in args if a.startswith("-") and a != "--quick"]
+    if options:
+        print(f"unknown option(s): {', '.join(options)} (see --help)", file=sys.stderr)
+        return 2
     quick = "--quick" in args
     wanted = [a for a in args if not a.startswith("-")]
     unknown = [a for a in wanted if a not in ITEMS]
