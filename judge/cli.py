@@ -37,9 +37,17 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.commands or cmd_name not in COMMANDS:
             return self.commands.get(cmd_name)
+        import gc
         import importlib
 
-        module = importlib.import_module(COMMANDS[cmd_name][0])
+        # Imports make objects to keep, not garbage: a collection among them finds nothing.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            module = importlib.import_module(COMMANDS[cmd_name][0])
+        finally:
+            if collecting:
+                gc.enable()
         found = {command.name: command for command in module.COMMANDS}
         command: click.Command | None = found.get(cmd_name)
         return command
@@ -60,9 +68,14 @@ class LazyGroup(click.Group):
 )
 def main(log_level: str) -> None:
     """Run matches between bots written in any language."""
+    import gc
+
     from judge import logs
 
     logs.configure(log_level)
+    # What is imported by now lives until the exit: no collection need look at it again,
+    # during the command nor at the exit (~35 ms of a one-turn match's 0.2 s of CPU).
+    gc.freeze()
 
 
 if __name__ == "__main__":
