@@ -398,6 +398,24 @@ async def test_a_resub_one_liner_runs_its_hidden_python2_entry() -> None:
     assert openings and all(words[-1].isdigit() for words in openings)
 
 
+async def test_a_wrapper_that_keeps_its_code_in_a_string_runs_it() -> None:
+    """``codes = \"\"\"<base64>\"\"\"`` then ``eval(compile(b64decode(codes), ...))``: a string
+    assigned first still makes the file a contest wrapper (it used to run as a plain script
+    and exit at once)."""
+    result = await match("liarsdice", "ld_codes_wrapper.py", "computer", seed=3)
+    entry = result.players[0]
+    assert entry.outcome == "ok" and entry.caught == 0, entry.stderr
+    assert "codes wrapper opens" in entry.stderr
+
+
+async def test_an_entry_importing_what_scipy_moved_since_2014_plays() -> None:
+    """``from scipy.misc import comb``: scipy.misc lost comb; it is put back for entries."""
+    result = await match("liarsdice", "ld_scipy_misc.py", "computer", seed=3)
+    entry = result.players[0]
+    assert entry.outcome == "ok" and entry.caught == 0, entry.stderr
+    assert "scipy entry raises" in entry.stderr
+
+
 async def test_a_base64_wrapper_runs_its_hidden_python2_entry() -> None:
     """A liar's dice entry hidden as `eval(compile(b64decode(...)))`: no get_play to be seen
     and no stdin read, so it is a contest entry for the game's adapter, and the Python 2

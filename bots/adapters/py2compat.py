@@ -151,6 +151,12 @@ def runs_hidden_code(tree: ast.AST) -> bool:
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             continue
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str | bytes)
+        ):
+            continue  # codes = """<base64>""", then eval(compile(b64decode(codes), ...))
         if not isinstance(node, ast.Expr):
             return False
         call = node.value

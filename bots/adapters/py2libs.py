@@ -5,7 +5,8 @@ In Python 2 a ``str`` was bytes: bots hashed and compressed their move history a
 then edited with ``re.sub``, and took ``ord()`` of the bytes that came back (here a str in
 gives a str out). ``random.seed("text")`` seeded from the text's 2.7 hash,
 ``random.WichmannHill`` existed, and ``itertools.imap`` & co. could be passed around as
-values. ``install()`` makes all of that work as it did, in the bot's process only
+values. ``scipy.misc.comb`` and its kind were still there (now in ``scipy.special``).
+``install()`` makes all of that work as it did, in the bot's process only
 (``ord`` is among the bot's own builtins, py2compat.bot_builtins).
 """
 
@@ -13,8 +14,12 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
 import itertools
 import random
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -131,6 +136,34 @@ class WichmannHill(random.Random):
         )
 
 
+# Functions that moved since the 2014 contest, put back where its entries import them from.
+MOVED = {"scipy.misc": ("scipy.special", ("comb", "factorial", "factorial2", "factorialk"))}
+
+
+class _PutBack(importlib.abc.MetaPathFinder):
+    """When a module of ``MOVED`` is imported, give it back its moved functions."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name not in MOVED:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        run = loader.exec_module
+        home, names = MOVED[name]
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            source = importlib.import_module(home)
+            for moved in names:
+                if not hasattr(module, moved) and hasattr(source, moved):
+                    setattr(module, moved, getattr(source, moved))
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
 ITERTOOLS = {
     "imap": map,
     "ifilter": filter,
@@ -162,3 +195,4 @@ def install() -> None:
     random.WichmannHill = WichmannHill  # type: ignore[attr-defined]
     for name, value in ITERTOOLS.items():
         setattr(itertools, name, value)
+    sys.meta_path.insert(0, _PutBack())
