@@ -19,6 +19,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from judge.bots import builtin_spec
 from judge.models import BotSpec, MatchResult, MatchSpec
 from judge.runner import run_match
 from judge.sandbox.base import SandboxLimits
+from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.probe import probe
 from judge.sandbox.select import sandbox_for
 
@@ -165,9 +167,10 @@ def _is_resource_tracker(pid: str) -> bool:
     return b"multiprocessing.resource_tracker" in cmdline
 
 
-def bot_processes(token: str) -> list[str]:
+def bot_processes(token: str, warm: AbstractSet[int] = frozenset()) -> list[str]:
     """Every process left of this test's bots: the test's token is in the environment of
-    all of them (bwrap and launchers included), or they are children of this process.
+    all of them (bwrap and launchers included), or they are children of this process, but
+    for the ``warm`` sandboxes made ahead for later bots (no bot has been in them).
     (Other judges on the machine run bots under slot uids too, so uids prove nothing.)"""
     found = []
     me = os.getpid()
@@ -183,7 +186,7 @@ def bot_processes(token: str) -> list[str]:
         ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
         if ppid == me and _is_resource_tracker(entry):
             continue  # multiprocessing's helper, left by judge.parallel's workers: not a bot
-        if token.encode() in environ or ppid == me:
+        if token.encode() in environ or (ppid == me and int(entry) not in warm):
             found.append(f"{entry} uid={uid} {stat[:80]!r}")
     return found
 
@@ -224,7 +227,8 @@ async def play(scene: Scene, layer: str, hostile: BotSpec) -> MatchResult:
     assert [p.outcome for p in control.players] == ["ok", "ok"], control.players
     assert results["hostile"].sandbox == layer
     assert results["hostile"].players[1].outcome == "ok"
-    assert bot_processes(scene.token) == []
+    warm = sandbox.warm_pids() if isinstance(sandbox, IsolatedSandbox) else set()
+    assert bot_processes(scene.token, warm) == []
     return results["hostile"]
 
 

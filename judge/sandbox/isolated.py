@@ -17,7 +17,7 @@ import re
 import shutil
 import signal
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +39,10 @@ from judge.sandbox.cgroups import BotCgroups, CgroupLimits, Hierarchy
 from judge.sandbox.launcher import launcher_binary
 
 KILL_GRACE = 1.0
+# Warm sandboxes kept per sandbox and trio run (BOTJUDGE_SANDBOX_POOL; 0: none).
+ENV_POOL = "BOTJUDGE_SANDBOX_POOL"
+DEFAULT_POOL = 4
+GO_MAX = 60_000  # the launcher reads up to 64 KiB; a pipe holds that without blocking
 WATCHED_WRAPPERS = 6
 PREPARED_CACHE_SIZE = 256  # bot specs whose paths are remembered per sandbox
 MB = 1024 * 1024
@@ -279,6 +283,7 @@ class IsolatedSandbox(Sandbox):
         layer: str = "namespaces",
         limits: SandboxLimits | None = None,
         hierarchy: Hierarchy | None = None,
+        pool: int | None = None,
     ) -> None:
         if layer_rank(layer) < layer_rank("base"):
             raise ValueError("IsolatedSandbox starts at the base layer; use PlainSandbox")
@@ -290,13 +295,19 @@ class IsolatedSandbox(Sandbox):
         self.use_slot_uids = os.geteuid() == 0
         procs.make_judge_untraceable()
         self._prepared: OrderedDict[tuple[object, ...], _Prepared] = OrderedDict()
+        if pool is None:
+            pool = int(os.environ.get(ENV_POOL, DEFAULT_POOL))
+        self.pool_size = max(0, pool) if layer != "base" else 0
+        self._pools: trio.lowlevel.RunVar[_WarmPool] = trio.lowlevel.RunVar("warm sandboxes")
 
     def describe(self) -> str:
         uid = ", a uid per slot (60000+)" if self.use_slot_uids and self.layer != "base" else ""
         return f"{self.layer}{uid}"
 
     # -- argv ------------------------------------------------------------------------
-    def _rlimits(self, prepared: _Prepared, with_memory_cgroup: bool) -> list[str]:
+    def _rlimits(self, prepared: _Prepared | None, with_memory_cgroup: bool) -> list[str]:
+        """The bot's rlimits; with ``prepared`` None, all but the address-space limit (which
+        depends on the runtime: a warm start sends it with the bot, see _address_limit)."""
         lim = self.limits
         args = [
             "-r",
@@ -308,10 +319,15 @@ class IsolatedSandbox(Sandbox):
             "-r",
             "core:0:0",
         ]
-        if not with_memory_cgroup and not _no_address_limit(prepared.interpreters):
-            size = lim.address_space_mb * MB
-            args += ["-r", f"as:{size}:{size}"]
+        if prepared is not None:
+            args += self._address_limit(prepared, with_memory_cgroup)
         return args
+
+    def _address_limit(self, prepared: _Prepared, with_memory_cgroup: bool) -> list[str]:
+        if with_memory_cgroup or _no_address_limit(prepared.interpreters):
+            return []
+        size = self.limits.address_space_mb * MB
+        return ["-r", f"as:{size}:{size}"]
 
     async def start(self, bot: BotSpec, *, seed: int) -> BotProcess:
         if not bot.argv:
@@ -399,7 +415,12 @@ class IsolatedSandbox(Sandbox):
         return chosen
 
     def _tree_args(
-        self, binds: list[str], cwd: Path | None, runtimes: AbstractSet[str] = frozenset()
+        self,
+        binds: list[str],
+        cwd: Path | None,
+        runtimes: AbstractSet[str] = frozenset(),
+        *,
+        warm: bool = False,
     ) -> list[str]:
         """The launcher's options that build the bot's file system; ``binds`` shown read-only."""
         lim = self.limits
@@ -419,16 +440,125 @@ class IsolatedSandbox(Sandbox):
         args += ["-T", f"{lim.tmp_mb}m", "-H", f"{max(1, lim.tmp_mb // 4)}m"]
         for source in binds:
             args += ["-B", source]
-        args += ["-c", str(cwd) if cwd else "/tmp"]
+        if not warm:  # a warm sandbox gets its working directory with the bot
+            args += ["-c", str(cwd) if cwd else "/tmp"]
         return args
+
+    # -- warm sandboxes (see _WarmPool) ---------------------------------------------------
+    def _warm_pool(self, prepared: _Prepared) -> _WarmPool | None:
+        """This trio run's pool, if this bot can start in a warm sandbox: every bot's tree is
+        the same but for its own binds, except Java's (its /etc is made file by file)."""
+        if self.pool_size == 0 or any(name.startswith("java") for name in prepared.interpreters):
+            return None
+        if skeleton.etc_snapshot() is None:
+            return None
+        try:
+            return self._pools.get()
+        except LookupError:
+            pool = _WarmPool(self.pool_size)
+            self._pools.set(pool)
+            trio.lowlevel.spawn_system_task(self._keep_warm, pool, name="warm sandboxes")
+            return pool
+
+    def warm_pids(self) -> set[int]:
+        """The launchers of this run's unused warm sandboxes (no bot's, nothing runs there)."""
+        try:
+            pool = self._pools.get()
+        except LookupError:
+            return set()
+        return {entry.bot.pid for entry in pool.ready}
+
+    async def _keep_warm(self, pool: _WarmPool) -> None:
+        """Refills the pool after each hand-out; ends its sandboxes unused when the run ends."""
+        try:
+            while True:
+                while len(pool.ready) < pool.target:
+                    pool.ready.append(await self._spawn_warm(launcher_binary()))
+                pool.wake = trio.Event()
+                await pool.wake.wait()
+        except Exception as exc:  # the pool is an optimisation: starts go on cold
+            pool.size = pool.target = 0
+            print(f"warm sandboxes disabled: {exc}", file=sys.stderr)
+        finally:
+            with trio.CancelScope(shield=True):
+                while pool.ready:
+                    await pool.ready.popleft().discard()
+
+    async def _spawn_warm(self, launcher: Path) -> _Warm:
+        """A sandbox made ahead: namespaces, cgroups, slot uid, limits and the whole file
+        system but the bot's own binds; its pid 1 waits for the bot on a pipe (launcher -W).
+        Used once, by one bot, then killed like any other."""
+        go_read, go_write = os.pipe2(os.O_CLOEXEC)
+        try:
+            process, cgroups, slot = await self._spawn_launcher(
+                "a warm sandbox",
+                launcher,
+                None,
+                ["-W", str(go_read)],
+                {"PATH": SAFE_PATH},
+                (go_read,),
+            )
+        except BaseException:
+            os.close(go_write)
+            raise
+        finally:
+            os.close(go_read)
+        return _Warm(NamespacedProcess(process, cgroups, slot), go_write)
+
+    def _go_words(self, bot: BotSpec, seed: int, prepared: _Prepared, cgroups: bool) -> bytes:
+        words = [word for path in prepared.binds for word in ("-B", path)]
+        words += ["-c", str(prepared.cwd) if prepared.cwd else "/tmp"]
+        words += self._address_limit(prepared, cgroups)
+        words += ["--", str(len(bot.argv)), *bot.argv]
+        env = minimal_env(bot, seed=seed, home=Path("/tmp"))
+        words += [f"{key}={value}" for key, value in env.items()]
+        return b"".join(os.fsencode(word) + b"\0" for word in words)
 
     async def _start_namespaced(
         self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess:
+        pool = self._warm_pool(prepared)
+        if pool is not None:
+            entry = pool.take()
+            if entry is None:
+                entry = await self._spawn_warm(launcher)
+            pool.wake.set()
+            words = self._go_words(bot, seed, prepared, entry.bot.cgroups is not None)
+            if len(words) <= GO_MAX and b"\0" not in b"".join(map(os.fsencode, bot.argv)):
+                try:
+                    os.write(entry.go_fd, words)
+                except OSError:  # its pid 1 died before it got a bot: start one cold
+                    await entry.discard()
+                else:
+                    os.close(entry.go_fd)
+                    return entry.bot
+            else:
+                await entry.discard()
+        process, cgroups, slot = await self._spawn_launcher(
+            bot.name,
+            launcher,
+            prepared,
+            ["--", *bot.argv],
+            minimal_env(bot, seed=seed, home=Path("/tmp")),
+            (),
+        )
+        return NamespacedProcess(process, cgroups, slot)
+
+    async def _spawn_launcher(
+        self,
+        name: str,
+        launcher: Path,
+        prepared: _Prepared | None,
+        tail: list[str],
+        env: dict[str, str],
+        extra_fds: tuple[int, ...],
+    ) -> tuple[trio.Process, BotCgroups | None, int | None]:
+        """The namespaced launcher for ``prepared``'s bot, or with None the part every bot
+        shares (a warm sandbox; ``tail`` then names the descriptor the rest comes on)."""
         try:
             slot = procs.acquire_slot() if self.use_slot_uids else None
         except (RuntimeError, OSError) as exc:
-            raise SandboxError(f"cannot start {bot.name}: {exc}") from exc
+            raise SandboxError(f"cannot start {name}: {exc}") from exc
         cgroups: BotCgroups | None = None
         try:
             outer = [str(launcher)]
@@ -450,7 +580,10 @@ class IsolatedSandbox(Sandbox):
                 # Per uid, so it bounds this bot alone (pid 1 counts too).
                 outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
             outer += ["-p", str(os.getpid())]
-            outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
+            if prepared is None:
+                outer += self._tree_args([], None, warm=True)
+            else:
+                outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
             outer += [
                 "-n",
                 "-L",
@@ -462,12 +595,9 @@ class IsolatedSandbox(Sandbox):
                 "-i",
                 f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
             ]
-            outer += ["--", *bot.argv]
+            outer += tail
             process = await procs.spawn(
-                outer,
-                env=minimal_env(bot, seed=seed, home=Path("/tmp")),
-                cwd="/",
-                pipes_aside=True,
+                outer, env=env, cwd="/", pipes_aside=True, extra_fds=extra_fds
             )
         except BaseException as exc:
             if cgroups is not None:
@@ -475,9 +605,40 @@ class IsolatedSandbox(Sandbox):
             if slot is not None:
                 procs.release_slot(slot)
             if isinstance(exc, OSError):
-                raise SandboxError(f"cannot start {bot.name}: {exc.strerror or exc}") from exc
+                raise SandboxError(f"cannot start {name}: {exc.strerror or exc}") from exc
             raise
-        return NamespacedProcess(process, cgroups, slot)
+        return process, cgroups, slot
+
+
+@dataclass
+class _Warm:
+    """A warm sandbox: its launcher (held as the bot it will be) and the pipe to its pid 1."""
+
+    bot: NamespacedProcess
+    go_fd: int
+
+    async def discard(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.go_fd)  # pid 1 reads EOF and ends
+        await self.bot.kill()
+
+
+class _WarmPool:
+    """Warm sandboxes of one IsolatedSandbox in one trio run. Its size follows demand: each
+    start that finds it empty asks for one more, up to ``size``, so a run that starts two bots
+    makes no more than it uses (and one spare)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.target = 0
+        self.ready: deque[_Warm] = deque()
+        self.wake = trio.Event()
+
+    def take(self) -> _Warm | None:
+        if self.ready:
+            return self.ready.popleft()
+        self.target = min(self.size, self.target + 1)
+        return None
 
 
 _system_cache: list[str] | None = None

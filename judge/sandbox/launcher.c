@@ -9,6 +9,7 @@
  *            [-p PARENT_PID] [-N [-B PATH]... [-l LINK:TARGET]... [-E ETC_DIR]
  *            [-T TMP_SIZE] [-H SHM_SIZE]] [-s] [-n] [-C] [-S] [-L]
  *            [-w WRITABLE_DIR]... [-c DIR] [-i IN_FD:OUT_FD] -- PROGRAM ARGS...
+ *   launcher ... -N -W FD [--]      (a warm start: the bot's own part comes on FD, see take_go)
  *
  * It runs once per bot start, so it is built without a C library where it can be
  * (-DLAUNCHER_NOLIBC, x86-64 and arm64): raw system calls only. A libc program's
@@ -864,7 +865,69 @@ struct tree {
     int n_links;
     const char *etc;
     const char *tmp_size, *shm_size;
+    int go_fd; /* -W: the bot's own part comes on this descriptor (-1: all on argv) */
 };
+
+/* -W FD (a warm start, judge/sandbox/pool.py): everything that is the same for every bot is
+ * on argv and done ahead; the bot's own part comes on FD once a match wants a bot, as
+ * NUL-terminated words: options (-B PATH, -c DIR, -r RES:SOFT:HARD), "--", the number of
+ * program words, the program's words, then the bot's environment. EOF without a word: the
+ * pool let this one go unused. */
+#define GO_MAX 65536
+#define GO_WORDS 2048
+static char go_buf[GO_MAX];
+static char *go_argv[GO_WORDS + 1], *go_envp[GO_WORDS + 1];
+static char **go_program;
+static const char *go_chdir;
+
+static void take_go(struct tree *t) {
+    unsigned long got = 0;
+    for (;;) {
+        if (got >= GO_MAX - 1) die_err("warm start", "words", E2BIG);
+        long n = sc3(__NR_read, t->go_fd, go_buf + got, GO_MAX - 1 - got);
+        if (n == -EINTR) continue;
+        if (n < 0) die_err("warm start", "read", n);
+        if (n == 0) break;
+        got += (unsigned long)n;
+    }
+    close_(t->go_fd);
+    t->go_fd = -1;
+    if (got == 0) exit_now(0);
+    go_buf[got] = 0;
+    static char *words[2 * GO_WORDS + 8];
+    unsigned long n = 0;
+    for (unsigned long at = 0; at < got; at += strlen(go_buf + at) + 1) {
+        if (n >= sizeof words / sizeof words[0] - 1) die_err("warm start", "words", E2BIG);
+        words[n++] = go_buf + at;
+    }
+    unsigned long i = 0;
+    for (; i < n && !same(words[i], "--"); i += 2) {
+        if (i + 1 >= n) die_err("warm start", words[i], EINVAL);
+        char *value = words[i + 1];
+        if (same(words[i], "-B")) {
+            if (t->n_binds >= 64) die_err("too many", "-B", E2BIG);
+            t->binds[t->n_binds++] = value;
+        } else if (same(words[i], "-c")) {
+            go_chdir = value;
+        } else if (same(words[i], "-r")) {
+            apply_rlimit(value);
+        } else {
+            die_err("warm start", words[i], EINVAL);
+        }
+    }
+    unsigned long long count;
+    if (i + 1 >= n || !parse_u64(words[i + 1], 0, &count, 0) || count == 0 || count > GO_WORDS ||
+        i + 2 + count > n)
+        die_err("warm start", "program", EINVAL);
+    i += 2;
+    for (unsigned long k = 0; k < count; k++) go_argv[k] = words[i++];
+    go_argv[count] = 0;
+    unsigned long e = 0;
+    while (i < n && e < GO_WORDS) go_envp[e++] = words[i++];
+    go_envp[e] = 0;
+    go_program = go_argv;
+    environ_ = go_envp;
+}
 
 static void build_tree(struct tree *t) {
     CHECK(sc5(__NR_mount, 0, "/", 0, MS_REC | MS_PRIVATE, 0), "private mounts", 0);
@@ -922,6 +985,14 @@ static void build_tree(struct tree *t) {
     CHECK(sc3(__NR_mkdirat, AT_CWD, "/proc", 0555), "mkdir", "/proc");
     CHECK(sc5(__NR_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0),
           "mount", "/proc");
+    CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
+    if (t->go_fd >= 0) {
+        /* Warm: wait here for the bot; its box is bound while the host's tree is still
+         * reachable at OLD, the same way as the binds above. */
+        int ready = t->n_binds;
+        take_go(t);
+        for (int i = ready; i < t->n_binds; i++) bind_read_only(t->binds[i], t->binds[i], 0);
+    }
     CHECK(sc2(__NR_umount2, OLD, MNT_DETACH), "umount", OLD);
     CHECK(sc3(__NR_unlinkat, AT_CWD, OLD, AT_REMOVEDIR), "rmdir", OLD);
     /* The root itself: read-only, not recursively (/tmp, /dev/shm stay writable). */
@@ -930,7 +1001,6 @@ static void build_tree(struct tree *t) {
     if (err == -ENOSYS)
         err = sc5(__NR_mount, 0, "/", 0, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, 0);
     CHECK(err, "read-only", "/");
-    CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
 }
 
 /* Closes every descriptor from 3 on except `keep` (-1: none). */
@@ -1018,7 +1088,7 @@ static int launcher_main(int argc, char **argv) {
     const char *chdir_to = 0, *v2_cgroup = 0;
     char *ids = 0, *v1_cgroups[8];
     int n_v1 = 0;
-    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m"};
+    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m", -1};
     int i = 1;
     for (; i < argc; i++) {
         char *arg = argv[i];
@@ -1060,13 +1130,20 @@ static int launcher_main(int argc, char **argv) {
         case 'H': tree.shm_size = value; break;
         case 'w': if (n_writable < 16) writable[n_writable++] = value; break;
         case 'c': chdir_to = value; break;
+        case 'W': {
+            unsigned long long fd;
+            if (!parse_u64(value, 0, &fd, 0)) die_err("bad -W", value, EINVAL);
+            tree.go_fd = (int)fd;
+            break;
+        }
         case 'i':
             if (!parse_pair(value, &stdin_from, &stdout_from)) die_err("bad -i", value, EINVAL);
             break;
         default: die_err("usage", arg, EINVAL);
         }
     }
-    if (i >= argc) die_err("usage", "no program", EINVAL);
+    if (tree.go_fd >= 0 && !want_namespaces) die_err("usage", "-W without -N", EINVAL);
+    if (i >= argc && tree.go_fd < 0) die_err("usage", "no program", EINVAL);
     char **program = argv + i;
     if (v2_cgroup) {
         /* The relay left behind watches for the judge's death in our place. */
@@ -1094,6 +1171,10 @@ static int launcher_main(int argc, char **argv) {
         if (getppid_() != parent) exit_now(127); /* the judge died before we got here */
     }
     if (want_namespaces) enter_namespaces(&tree, ids);
+    if (go_program) {
+        program = go_program;
+        chdir_to = go_chdir;
+    }
     /* Only now: the relay and pid 1 above the bot must not hold its pipes. */
     if (stdin_from >= 0) {
         CHECK(dup_onto((int)stdin_from, 0), "dup2", 0);

@@ -75,14 +75,19 @@ STDOUT_FD = "{stdout_fd}"
 
 
 async def spawn(
-    argv: list[str], *, env: dict[str, str], cwd: str | None, pipes_aside: bool = False
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str | None,
+    pipes_aside: bool = False,
+    extra_fds: tuple[int, ...] = (),
 ) -> trio.Process:
     """Start ``argv`` in a new session with pipes on stdin, stdout and stderr.
 
     With ``pipes_aside`` the process gets /dev/null on stdin and stdout and the pipes on
     other descriptors, whose numbers replace STDIN_FD / STDOUT_FD in ``argv``: a wrapper
     such as the namespaces' relay then never holds the bot's pipes, so the judge sees EOF
-    when the bot closes them.
+    when the bot closes them. ``extra_fds`` are passed on at their numbers as well.
     """
     become_subreaper()
     stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
@@ -96,6 +101,7 @@ async def spawn(
         fds: tuple[int, ...] = (stdin_r, stdout_w)
     else:
         stdio, fds = (stdin_r, stdout_w), ()
+    fds += extra_fds
 
     try:
         popen = _popen(argv, stdio, stderr_w, fds, cwd, env)

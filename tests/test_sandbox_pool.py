@@ -1,0 +1,188 @@
+"""Warm sandboxes (judge/sandbox/isolated.py, launcher -W): a sandbox made ahead is used by
+one bot only, and nothing of one bot reaches the next user of its slot uid or its cgroup
+set: not its files, /tmp, /dev/shm, processes, environment or cgroup counters. Every check
+runs with the pool on and off; the bots are real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from judge.models import BotSpec
+from judge.sandbox.base import BotProcess, SandboxLimits
+from judge.sandbox.isolated import IsolatedSandbox
+from judge.sandbox.probe import probe
+
+# A bot that dirties everything it can and burns CPU ("dirty"), or reports what it sees.
+BOT = r"""
+import json, os, sys, time
+mode, name = sys.argv[1], sys.argv[2]
+if mode == "dirty":
+    for place in ("/tmp", "/dev/shm"):
+        with open(f"{place}/left-by-{name}", "w") as handle:
+            handle.write("secret")
+    if os.fork() == 0:  # a daemon that would outlive its bot
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(300)
+        os._exit(0)
+    while time.process_time() < 0.3:
+        pass
+procs = sorted(
+    int(entry) for entry in os.listdir("/proc")
+    if entry.isdigit() and int(entry) not in (1, os.getpid())
+)
+# (a box under the host's /tmp is shown at its path, over the private /tmp)
+box_top = os.getcwd().split("/")[2] if os.getcwd().startswith("/tmp/") else None
+seen = {
+    "tmp": sorted(entry for entry in os.listdir("/tmp") if entry != box_top),
+    "shm": sorted(os.listdir("/dev/shm")),
+    "procs": [open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace") for p in procs],
+    "env": dict(os.environ),
+    "uid": os.getuid(),
+    "boxes": sorted(os.listdir(os.path.dirname(os.getcwd()))),
+}
+print(json.dumps(seen), flush=True)
+sys.stdin.readline()
+"""
+
+
+def _layers() -> list[str]:
+    return [layer for layer in ("namespaces", "cgroups") if probe().available.get(layer)]
+
+
+@pytest.fixture(params=["namespaces", "cgroups"])
+def layer(request: pytest.FixtureRequest) -> str:
+    if request.param not in _layers():
+        pytest.skip(f"{request.param} unavailable: {probe().reasons[request.param]}")
+    return str(request.param)
+
+
+def _bot(tmp_path: Path, name: str, mode: str) -> BotSpec:
+    box = tmp_path / "boxes" / name
+    box.mkdir(parents=True)
+    (box / "bot.py").write_text(BOT)
+    for path in (tmp_path, tmp_path / "boxes", box, box / "bot.py"):
+        path.chmod(0o755)
+    return BotSpec(
+        name=name,
+        argv=(sys.executable, "-S", "bot.py", mode, name),
+        cwd=box,
+        box=box,
+        env={"SECRET_OF": name},
+    )
+
+
+async def _seen(proc: BotProcess) -> dict[str, object]:
+    stdout = proc.process.stdout
+    assert stdout is not None
+    data = b""
+    with trio.fail_after(30):
+        while not data.endswith(b"\n"):
+            chunk = await stdout.receive_some(65536)
+            assert chunk, "the bot ended without a report"
+            data += chunk
+    return dict(json.loads(data))
+
+
+def _sandbox(layer: str, pool: int) -> IsolatedSandbox:
+    return IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=pool)
+
+
+def _assert_clean(seen: dict[str, object], name: str) -> None:
+    assert seen["tmp"] == [], seen  # nothing in /tmp, not even our own box (it is elsewhere)
+    assert seen["shm"] == []
+    assert seen["procs"] == []  # pid 1 and the bot alone
+    env = seen["env"]
+    assert isinstance(env, dict)
+    assert env["SECRET_OF"] == name
+    assert not any("left-by" in value for value in env.values())
+    assert seen["boxes"] == [name]  # other boxes are not shown
+
+
+@pytest.mark.parametrize("pool", [4, 0])
+async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
+    tmp_path: Path, layer: str, pool: int
+) -> None:
+    sandbox = _sandbox(layer, pool)
+    uids: list[int] = []
+    warm_used = 0
+    for round_ in range(4):
+        dirty = _bot(tmp_path, f"dirty{round_}", "dirty")
+        before = sandbox.warm_pids()
+        proc = await sandbox.start(dirty, seed=round_)
+        warm_used += proc.pid in before
+        seen = await _seen(proc)
+        assert seen["tmp"] == [f"left-by-dirty{round_}"]  # it did dirty its own /tmp
+        cpu = proc.cpu_seconds()
+        assert cpu is None or cpu >= 0.3
+        uids.append(int(str(seen["uid"])))
+        await proc.kill()
+
+        clean = _bot(tmp_path, f"clean{round_}", "look")
+        before = sandbox.warm_pids()
+        proc = await sandbox.start(clean, seed=round_)
+        warm_used += proc.pid in before
+        seen = await _seen(proc)
+        _assert_clean(seen, f"clean{round_}")
+        uids.append(int(str(seen["uid"])))
+        cpu = proc.cpu_seconds()
+        # The dirty bot's 0.3 s of CPU are not counted to the next user of its cgroup set.
+        assert cpu is None or cpu < 0.3
+        await proc.kill()
+    if os.geteuid() == 0:
+        assert len(set(uids)) < len(uids)  # slots were reused: the checks above meant it
+    if pool:
+        assert warm_used >= 6  # the first start of a run is cold; later ones warm
+    else:
+        assert warm_used == 0 and sandbox.warm_pids() == set()
+
+
+@pytest.mark.parametrize("pool", [4, 0])
+async def test_bots_at_once_never_share_a_sandbox(tmp_path: Path, layer: str, pool: int) -> None:
+    sandbox = _sandbox(layer, pool)
+    procs = []
+    for index in range(3):  # warm the pool up first
+        proc = await sandbox.start(_bot(tmp_path, f"warmup{index}", "look"), seed=index)
+        await _seen(proc)
+        procs.append(proc)
+    for proc in procs:
+        await proc.kill()
+    await trio.sleep(0.2)  # (lets the pool refill; correctness does not depend on it)
+    dirty = await sandbox.start(_bot(tmp_path, "dirtyA", "dirty"), seed=1)
+    clean = await sandbox.start(_bot(tmp_path, "cleanB", "look"), seed=2)
+    seen_dirty, seen_clean = await _seen(dirty), await _seen(clean)
+    _assert_clean(seen_clean, "cleanB")
+    assert seen_dirty["tmp"] == ["left-by-dirtyA"]
+    if os.geteuid() == 0:
+        assert seen_dirty["uid"] != seen_clean["uid"]
+    assert dirty.pid != clean.pid
+    for proc in (dirty, clean):
+        await proc.kill()
+
+
+async def test_unused_warm_sandboxes_end_with_the_run(tmp_path: Path, layer: str) -> None:
+    sandbox = _sandbox(layer, 4)
+    bot = _bot(tmp_path, "one", "look")
+
+    async def main() -> set[int]:
+        for _ in range(3):
+            proc = await sandbox.start(bot, seed=1)
+            await _seen(proc)
+            await proc.kill()
+        await trio.sleep(0.2)
+        return sandbox.warm_pids()
+
+    # A run of its own (this test's trio run is another): its warm sandboxes go with it.
+    warm = await trio.to_thread.run_sync(trio.run, main)
+    assert warm
+    assert [pid for pid in warm if _alive(pid)] == []
+
+
+def _alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
