@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from judge.bots import BOTS_DIR
 from judge.models import BotSpec
-from judge.sandbox.base import BotProcess, SandboxLimits
+from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
 from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.probe import probe
 
@@ -38,14 +39,17 @@ procs = sorted(
     if entry.isdigit() and int(entry) not in (1, os.getpid())
 )
 # (a box under the host's /tmp is shown at its path, over the private /tmp)
-box_top = os.getcwd().split("/")[2] if os.getcwd().startswith("/tmp/") else None
+here = os.path.dirname(os.path.abspath(__file__))
+shown_top = here.split("/")[2] if here.startswith("/tmp/") else None
 seen = {
-    "tmp": sorted(entry for entry in os.listdir("/tmp") if entry != box_top),
+    "tmp": sorted(entry for entry in os.listdir("/tmp") if entry != shown_top),
     "shm": sorted(os.listdir("/dev/shm")),
     "procs": [open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace") for p in procs],
     "env": dict(os.environ),
     "uid": os.getuid(),
-    "boxes": sorted(os.listdir(os.path.dirname(os.getcwd()))),
+    "boxes": sorted(os.listdir(os.path.dirname(here))) if os.getcwd() == here else None,
+    "argv": sys.argv,
+    "cwd": os.getcwd(),
 }
 print(json.dumps(seen), flush=True)
 sys.stdin.readline()
@@ -63,7 +67,26 @@ def layer(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _bot(tmp_path: Path, name: str, mode: str) -> BotSpec:
+def _python_bot(tmp_path: Path, name: str, mode: str) -> BotSpec:
+    """A bot that can start as a warm Python (bots/warm.py): `python -S -s SCRIPT`, shown
+    a directory the judge chose (as built-ins are shown bots/ and games/), no box of its own.
+    Every such bot with the same directories uses the same pool."""
+    shared = tmp_path / "shared"
+    shared.mkdir(exist_ok=True)
+    (shared / "bot.py").write_text(BOT)
+    for path in (tmp_path, shared, shared / "bot.py"):
+        path.chmod(0o755)
+    return BotSpec(
+        name=name,
+        argv=(sys.executable, "-S", "-s", str(shared / "bot.py"), mode, name),
+        readonly_paths=(shared, BOTS_DIR),
+        env={"SECRET_OF": name},
+    )
+
+
+def _bot(tmp_path: Path, name: str, mode: str, kind: str = "box") -> BotSpec:
+    if kind == "python":
+        return _python_bot(tmp_path, name, mode)
     box = tmp_path / "boxes" / name
     box.mkdir(parents=True)
     (box / "bot.py").write_text(BOT)
@@ -102,18 +125,18 @@ def _assert_clean(seen: dict[str, object], name: str) -> None:
     assert isinstance(env, dict)
     assert env["SECRET_OF"] == name
     assert not any("left-by" in value for value in env.values())
-    assert seen["boxes"] == [name]  # other boxes are not shown
+    assert seen["boxes"] in ([name], None)  # other boxes are not shown
 
 
-@pytest.mark.parametrize("pool", [4, 0])
+@pytest.mark.parametrize(("pool", "kind"), [(4, "box"), (4, "python"), (0, "box")])
 async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
-    tmp_path: Path, layer: str, pool: int
+    tmp_path: Path, layer: str, pool: int, kind: str
 ) -> None:
     sandbox = _sandbox(layer, pool)
     uids: list[int] = []
     warm_used = 0
     for round_ in range(4):
-        dirty = _bot(tmp_path, f"dirty{round_}", "dirty")
+        dirty = _bot(tmp_path, f"dirty{round_}", "dirty", kind)
         before = sandbox.warm_pids()
         proc = await sandbox.start(dirty, seed=round_)
         warm_used += proc.pid in before
@@ -124,12 +147,14 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         uids.append(int(str(seen["uid"])))
         await proc.kill()
 
-        clean = _bot(tmp_path, f"clean{round_}", "look")
+        clean = _bot(tmp_path, f"clean{round_}", "look", kind)
         before = sandbox.warm_pids()
         proc = await sandbox.start(clean, seed=round_)
         warm_used += proc.pid in before
         seen = await _seen(proc)
         _assert_clean(seen, f"clean{round_}")
+        assert seen["argv"] == list(clean.argv[3 if kind == "python" else 2 :])
+        assert seen["env"] == minimal_env(clean, seed=round_, home=Path("/tmp"))
         uids.append(int(str(seen["uid"])))
         cpu = proc.cpu_seconds()
         # The dirty bot's 0.3 s of CPU are not counted to the next user of its cgroup set.

@@ -18,6 +18,7 @@ import shutil
 import signal
 import sys
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,15 @@ KILL_GRACE = 1.0
 # Warm sandboxes kept per sandbox and trio run (BOTJUDGE_SANDBOX_POOL; 0: none).
 ENV_POOL = "BOTJUDGE_SANDBOX_POOL"
 DEFAULT_POOL = 4
-GO_MAX = 60_000  # the launcher reads up to 64 KiB; a pipe holds that without blocking
+GO_MAX = 60_000
+BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
+# A warm Python bot: the judge's Python, as built-in bots run, waiting to be told its script.
+WARM_PYTHON = (
+    sys.executable,
+    "-S",
+    "-s",
+    str(BOTS_DIR / "warm.py"),
+)  # the launcher reads up to 64 KiB; a pipe holds that without blocking
 WATCHED_WRAPPERS = 6
 PREPARED_CACHE_SIZE = 256  # bot specs whose paths are remembered per sandbox
 MB = 1024 * 1024
@@ -298,7 +307,9 @@ class IsolatedSandbox(Sandbox):
         if pool is None:
             pool = int(os.environ.get(ENV_POOL, DEFAULT_POOL))
         self.pool_size = max(0, pool) if layer != "base" else 0
-        self._pools: trio.lowlevel.RunVar[_WarmPool] = trio.lowlevel.RunVar("warm sandboxes")
+        self._pools: trio.lowlevel.RunVar[dict[object, _WarmPool]] = trio.lowlevel.RunVar(
+            "warm sandboxes"
+        )
 
     def describe(self) -> str:
         uid = ", a uid per slot (60000+)" if self.use_slot_uids and self.layer != "base" else ""
@@ -445,35 +456,43 @@ class IsolatedSandbox(Sandbox):
         return args
 
     # -- warm sandboxes (see _WarmPool) ---------------------------------------------------
+    def _pool(self, key: object, make: Callable[[], Awaitable[_Warm]]) -> _WarmPool:
+        """This trio run's pool of warm sandboxes of one kind (made by ``make``)."""
+        try:
+            pools = self._pools.get()
+        except LookupError:
+            pools = {}
+            self._pools.set(pools)
+        pool = pools.get(key)
+        if pool is None:
+            pool = pools[key] = _WarmPool(self.pool_size, make)
+            trio.lowlevel.spawn_system_task(self._keep_warm, pool, name="warm sandboxes")
+        return pool
+
     def _warm_pool(self, prepared: _Prepared) -> _WarmPool | None:
-        """This trio run's pool, if this bot can start in a warm sandbox: every bot's tree is
-        the same but for its own binds, except Java's (its /etc is made file by file)."""
+        """The pool for a bot that can start in a warm sandbox: every bot's tree is the same
+        but for its own binds, except Java's (its /etc is made file by file)."""
         if self.pool_size == 0 or any(name.startswith("java") for name in prepared.interpreters):
             return None
         if skeleton.etc_snapshot() is None:
             return None
-        try:
-            return self._pools.get()
-        except LookupError:
-            pool = _WarmPool(self.pool_size)
-            self._pools.set(pool)
-            trio.lowlevel.spawn_system_task(self._keep_warm, pool, name="warm sandboxes")
-            return pool
+        return self._pool("any", lambda: self._spawn_warm(launcher_binary()))
 
     def warm_pids(self) -> set[int]:
-        """The launchers of this run's unused warm sandboxes (no bot's, nothing runs there)."""
+        """The launchers of this run's unused warm sandboxes (no bot's, nothing of a bot's
+        runs there yet)."""
         try:
-            pool = self._pools.get()
+            pools = self._pools.get()
         except LookupError:
             return set()
-        return {entry.bot.pid for entry in pool.ready}
+        return {entry.bot.pid for pool in pools.values() for entry in pool.ready}
 
     async def _keep_warm(self, pool: _WarmPool) -> None:
         """Refills the pool after each hand-out; ends its sandboxes unused when the run ends."""
         try:
             while True:
                 while len(pool.ready) < pool.target:
-                    pool.ready.append(await self._spawn_warm(launcher_binary()))
+                    pool.ready.append(await pool.make())
                 pool.wake = trio.Event()
                 await pool.wake.wait()
         except Exception as exc:  # the pool is an optimisation: starts go on cold
@@ -514,10 +533,67 @@ class IsolatedSandbox(Sandbox):
         words += [f"{key}={value}" for key, value in env.items()]
         return b"".join(os.fsencode(word) + b"\0" for word in words)
 
+    # -- warm Python (bots/warm.py) -------------------------------------------------------
+    def _warm_python(self, bot: BotSpec, prepared: _Prepared, launcher: Path) -> _WarmPool | None:
+        """The pool for a Python bot that can be a warm interpreter: `python -S -s SCRIPT` run
+        by the judge's Python, no box or working directory of its own, bots/ among what it
+        is shown (built-ins: bots/, games/, the judge's Python), no PYTHON* setting of its
+        own. One pool per set of directories shown."""
+        if self.pool_size == 0 or len(bot.argv) < 4 or bot.argv[:3] != WARM_PYTHON[:3]:
+            return None
+        if not bot.argv[3].endswith(".py") or prepared.cwd is not None:
+            return None
+        if any(key.startswith("PYTHON") for key in bot.env):
+            return None
+        spec = BotSpec(name="warm python", argv=WARM_PYTHON, readonly_paths=bot.readonly_paths)
+        warm = self._prepare(spec, 0, launcher)
+        if set(warm.binds) != set(prepared.binds) or warm.interpreters != prepared.interpreters:
+            return None
+        if not _is_under(BOTS_DIR, [Path(path) for path in warm.binds]):
+            return None  # bots/warm.py must be there to run
+
+        async def make() -> _Warm:
+            process, cgroups, slot = await self._spawn_launcher(
+                spec.name,
+                launcher,
+                warm,
+                ["--", *WARM_PYTHON],
+                minimal_env(spec, seed=0, home=Path("/tmp")),
+                (),
+            )
+            return _Warm(NamespacedProcess(process, cgroups, slot), -1)
+
+        return self._pool(("python", tuple(sorted(warm.binds))), make)
+
+    async def _start_warm_python(
+        self, bot: BotSpec, seed: int, pool: _WarmPool, launcher: Path
+    ) -> BotProcess | None:
+        entry = pool.take()
+        pool.wake.set()
+        if entry is None:
+            return None
+        env = minimal_env(bot, seed=seed, home=Path("/tmp"))
+        words = ["/tmp", str(len(bot.argv) - 3), *bot.argv[3:]]
+        words += [f"{key}={value}" for key, value in env.items()]
+        block = b"\0".join(os.fsencode(word) for word in words)
+        stdin = entry.bot.process.stdin
+        assert stdin is not None
+        try:
+            await stdin.send_all(b"%08d" % len(block) + block)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await entry.discard()
+            return None
+        return entry.bot
+
     async def _start_namespaced(
         self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess:
-        pool = self._warm_pool(prepared)
+        python = self._warm_python(bot, prepared, launcher)
+        if python is not None:
+            started = await self._start_warm_python(bot, seed, python, launcher)
+            if started is not None:
+                return started
+        pool = self._warm_pool(prepared) if python is None else None
         if pool is not None:
             entry = pool.take()
             if entry is None:
@@ -615,11 +691,12 @@ class _Warm:
     """A warm sandbox: its launcher (held as the bot it will be) and the pipe to its pid 1."""
 
     bot: NamespacedProcess
-    go_fd: int
+    go_fd: int  # -1 for a warm Python, which is told on its stdin
 
     async def discard(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.go_fd)  # pid 1 reads EOF and ends
+        if self.go_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.go_fd)  # pid 1 reads EOF and ends
         await self.bot.kill()
 
 
@@ -628,8 +705,9 @@ class _WarmPool:
     start that finds it empty asks for one more, up to ``size``, so a run that starts two bots
     makes no more than it uses (and one spare)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, make: Callable[[], Awaitable[_Warm]]) -> None:
         self.size = size
+        self.make = make
         self.target = 0
         self.ready: deque[_Warm] = deque()
         self.wake = trio.Event()

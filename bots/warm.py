@@ -1,0 +1,47 @@
+"""A warm Python bot (judge/sandbox/isolated.py): started ahead in a sandbox of its own, like
+any bot, with the modules most bots import already imported. The first thing on its stdin
+says which program it is to be: 8 digits (a length), then that many bytes of NUL-separated
+words: the working directory, the number of program words, the words (the script first),
+then the environment. It then runs the script as ``python -S -s SCRIPT ARGS`` would.
+Nothing else is read from stdin here, so the match's messages are left for the bot.
+"""
+
+# What built-in bots and botlib import anyway; nothing that reads the environment or the
+# seed at import. (Interpreter start-up is most of what is saved: ~6 ms of CPU here.)
+import importlib  # noqa: F401
+import os
+import random  # noqa: F401
+import runpy
+import sys
+
+
+def _read_exactly(size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(0, size - len(data))
+        if not chunk:
+            return b""
+        data += chunk
+    return data
+
+
+def main() -> None:
+    head = _read_exactly(8)
+    if not head:
+        os._exit(0)  # never given a bot
+    words = _read_exactly(int(head)).split(b"\0")
+    count = int(words[1])
+    argv = [os.fsdecode(word) for word in words[2 : 2 + count]]
+    os.chdir(words[0])
+    os.environ.clear()
+    for entry in words[2 + count :]:
+        key, _, value = entry.partition(b"=")
+        os.environb[key] = value
+    script = os.path.abspath(argv[0])
+    sys.argv = argv
+    sys.path[0] = os.path.dirname(script)
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
