@@ -24,6 +24,7 @@ ITEMS = (
     "scale",
     "cluster",
     "botcost",
+    "shortgames",
     "cli",
     "db",
 )
