@@ -106,6 +106,7 @@ def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixtu
         "7 scale",
         "9 bot CPU",
         "11 database",
+        "12 short games",
     ):
         assert label in table
     deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]
