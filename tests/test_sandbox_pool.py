@@ -16,7 +16,7 @@ import trio
 from judge.bots import BOTS_DIR
 from judge.models import BotSpec
 from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
-from judge.sandbox.isolated import IsolatedSandbox
+from judge.sandbox.isolated import WARM_AFTER, IsolatedSandbox
 from judge.sandbox.probe import probe
 
 # A bot that dirties everything it can and burns CPU ("dirty"), or reports what it sees.
@@ -49,6 +49,8 @@ seen = {
     "uid": os.getuid(),
     "boxes": sorted(os.listdir(os.path.dirname(here))) if os.getcwd() == here else None,
     "argv": sys.argv,
+    # the host's tree a warm pid 1 still had while it waited, and a host file outside the box
+    "host": [p for p in ("/oldroot", "/home", os.environ["HOST_SECRET"]) if os.path.exists(p)],
     "cwd": os.getcwd(),
 }
 print(json.dumps(seen), flush=True)
@@ -80,8 +82,15 @@ def _python_bot(tmp_path: Path, name: str, mode: str) -> BotSpec:
         name=name,
         argv=(sys.executable, "-S", "-s", str(shared / "bot.py"), mode, name),
         readonly_paths=(shared, BOTS_DIR),
-        env={"SECRET_OF": name},
+        env={"SECRET_OF": name, "HOST_SECRET": str(_secret(tmp_path))},
     )
+
+
+def _secret(tmp_path: Path) -> Path:
+    secret = tmp_path / "secret"
+    secret.write_text("not for bots")
+    secret.chmod(0o644)
+    return secret
 
 
 def _bot(tmp_path: Path, name: str, mode: str, kind: str = "box") -> BotSpec:
@@ -97,7 +106,7 @@ def _bot(tmp_path: Path, name: str, mode: str, kind: str = "box") -> BotSpec:
         argv=(sys.executable, "-S", "bot.py", mode, name),
         cwd=box,
         box=box,
-        env={"SECRET_OF": name},
+        env={"SECRET_OF": name, "HOST_SECRET": str(_secret(tmp_path))},
     )
 
 
@@ -120,6 +129,7 @@ def _sandbox(layer: str, pool: int) -> IsolatedSandbox:
 def _assert_clean(seen: dict[str, object], name: str) -> None:
     assert seen["tmp"] == [], seen  # nothing in /tmp, not even our own box (it is elsewhere)
     assert seen["shm"] == []
+    assert seen["host"] == []
     assert seen["procs"] == []  # pid 1 and the bot alone
     env = seen["env"]
     assert isinstance(env, dict)
@@ -135,7 +145,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
     sandbox = _sandbox(layer, pool)
     uids: list[int] = []
     warm_used = 0
-    for round_ in range(4):
+    for round_ in range(6):
         dirty = _bot(tmp_path, f"dirty{round_}", "dirty", kind)
         before = sandbox.warm_pids()
         proc = await sandbox.start(dirty, seed=round_)
@@ -163,7 +173,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
     if os.geteuid() == 0:
         assert len(set(uids)) < len(uids)  # slots were reused: the checks above meant it
     if pool:
-        assert warm_used >= 6  # the first start of a run is cold; later ones warm
+        assert warm_used >= 5  # a run's first starts are cold (WARM_AFTER); later ones warm
     else:
         assert warm_used == 0 and sandbox.warm_pids() == set()
 
@@ -172,7 +182,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
 async def test_bots_at_once_never_share_a_sandbox(tmp_path: Path, layer: str, pool: int) -> None:
     sandbox = _sandbox(layer, pool)
     procs = []
-    for index in range(3):  # warm the pool up first
+    for index in range(WARM_AFTER + 2):  # fill the pool first
         proc = await sandbox.start(_bot(tmp_path, f"warmup{index}", "look"), seed=index)
         await _seen(proc)
         procs.append(proc)
@@ -196,7 +206,7 @@ async def test_unused_warm_sandboxes_end_with_the_run(tmp_path: Path, layer: str
     bot = _bot(tmp_path, "one", "look")
 
     async def main() -> set[int]:
-        for _ in range(3):
+        for _ in range(WARM_AFTER + 2):
             proc = await sandbox.start(bot, seed=1)
             await _seen(proc)
             await proc.kill()

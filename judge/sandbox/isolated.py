@@ -43,6 +43,7 @@ KILL_GRACE = 1.0
 # Warm sandboxes kept per sandbox and trio run (BOTJUDGE_SANDBOX_POOL; 0: none).
 ENV_POOL = "BOTJUDGE_SANDBOX_POOL"
 DEFAULT_POOL = 4
+WARM_AFTER = 4  # starts of a run before its pool is filled (a single match uses none)
 GO_MAX = 60_000
 BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
 # A warm Python bot: the judge's Python, as built-in bots run, waiting to be told its script.
@@ -701,21 +702,25 @@ class _Warm:
 
 
 class _WarmPool:
-    """Warm sandboxes of one IsolatedSandbox in one trio run. Its size follows demand: each
-    start that finds it empty asks for one more, up to ``size``, so a run that starts two bots
-    makes no more than it uses (and one spare)."""
+    """Warm sandboxes of one IsolatedSandbox in one trio run. Its size follows demand: after
+    the run's first WARM_AFTER starts (cold), each start that finds it empty asks for one
+    more, up to ``size``. A run of one match (`judge match`, a Dask task) never makes one it
+    would not use; a tourney wastes at most ``size`` at its end."""
 
     def __init__(self, size: int, make: Callable[[], Awaitable[_Warm]]) -> None:
         self.size = size
         self.make = make
+        self.starts = 0
         self.target = 0
         self.ready: deque[_Warm] = deque()
         self.wake = trio.Event()
 
     def take(self) -> _Warm | None:
+        self.starts += 1
         if self.ready:
             return self.ready.popleft()
-        self.target = min(self.size, self.target + 1)
+        if self.starts > WARM_AFTER:
+            self.target = min(self.size, self.target + 1)
         return None
 
 
