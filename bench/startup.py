@@ -50,6 +50,7 @@ async def start_once(sandbox: object, bot: object) -> tuple[float, float]:
 
 def run(quick: bool = False) -> Report:
     from judge.sandbox.base import LAYERS
+    from judge.sandbox.isolated import WARM_AFTER
     from judge.sandbox.probe import probe
 
     quiet_logs()
@@ -78,8 +79,9 @@ def run(quick: bool = False) -> Report:
 
     async def main() -> None:
         sandboxes = {layer: _sandbox(layer) for layer in available}
-        for layer in available:  # warm-up: launcher build, first cgroup, imports
-            await start_once(sandboxes[layer], bot_for(layer))
+        for layer in available:  # warm-up: launcher build, first cgroup, imports, the pools
+            for _ in range(WARM_AFTER + 1):
+                await start_once(sandboxes[layer], bot_for(layer))
         for _ in range(rounds):
             for layer in available:
                 cpu = time.process_time()
