@@ -447,3 +447,31 @@ async def test_cancelling_a_remote_match_stops_it_and_its_bots(
             MatchJob(rps_spec(builtin("rps", "paper"), builtin("rps", "rock"), turns=5))
         )
         assert after.summary == "5-0"
+
+
+async def test_a_match_on_a_dask_worker_plays_colocated(tmp_path: Path) -> None:
+    """A worker plays one match at a time, so its judge thread and bots share one core once
+    both bots have answered (run_match's colocate), as judge match does."""
+    from judge.bots import resolve
+    from tests.conftest import TEST_BOTS
+    from tests.test_runner import _cpus_by_turn
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("co-location needs two CPUs")
+    # tests/bots/affinity.py (never slow) in a box of its own: it travels to the worker
+    source = (TEST_BOTS / "affinity.py").read_text()
+    source = source.replace("slow = int(sys.argv[1])", "slow = 0")
+    bots = []
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "affinity.py").write_text(source)
+        bots.append(resolve(str(tmp_path / name / "affinity.py"), "rps"))
+    spec = rps_spec(*bots, turns=12)
+    async with DaskExecutor(None, local_workers=1) as executor:
+        result = await executor.run(MatchJob(spec))
+    assert [p.outcome for p in result.players] == ["ok", "ok"], result.players[0].stderr
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        assert cpus[1] > 1  # (bots start spread)
+        # Gathered on one core after turn 1 (a loaded machine may spread them again later).
+        assert 1 in [cpus[t] for t in range(2, 13)], cpus

@@ -155,7 +155,9 @@ def play_match(
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(watch)
-                outcome = await run_match(spec, sandbox=sandbox, sinks=sinks, batch_scheduled=took)
+                outcome = await run_match(
+                    spec, sandbox=sandbox, sinks=sinks, batch_scheduled=took, colocate=True
+                )
                 nursery.cancel_scope.cancel()
                 return outcome
 
