@@ -139,6 +139,8 @@ def test_the_chart_moves_with_the_turn_and_a_click_on_it_jumps(
     page.goto(page_file.as_uri())
     page.wait_for_selector("#replay[data-status=complete]")
     page.click("button[data-action=last]")
+    # (the cursor moves when the page has drawn the last turn, not at the click)
+    page.wait_for_function("document.getElementById('replay').dataset.turn !== '0'")
     end_x = float(page.get_attribute(".jc-cursor", "x1") or 0)
     page.click("button[data-action=first]")
     page.wait_for_function("document.getElementById('replay').dataset.turn === '0'")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -55,6 +56,7 @@ def run_python2(python2: str, path: Path, seed: int) -> dict[str, object]:
             timeout=RUN_TIMEOUT,
             cwd=path.parent,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # 2.7's order, not a randomised one
         )
     except subprocess.TimeoutExpired:
         return {"error": f"took over {RUN_TIMEOUT:g} s"}
