@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +59,14 @@ def layer(request: pytest.FixtureRequest) -> str:
     return name
 
 
+@pytest.fixture(params=["cold", "warm"])
+def start(request: pytest.FixtureRequest) -> str:
+    """How the hostile bot's sandbox is made: at its start, or ahead (a warm sandbox,
+    docs/security.md) and handed to it when its match starts."""
+    name: str = request.param
+    return name
+
+
 @pytest.fixture(scope="session")
 def hostile_box(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The hostile bots' own box, readable by the sandbox's slot uids."""
@@ -78,6 +86,7 @@ class Scene:
 
     tmp: Path
     box: Path
+    warm: bool = False  # the hostile bot gets a sandbox made ahead
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     signals: list[int] = field(default_factory=list)
 
@@ -149,8 +158,8 @@ class Scene:
 
 
 @pytest.fixture
-def scene(tmp_path: Path, hostile_box: Path) -> Iterator[Scene]:
-    made = Scene(tmp_path, hostile_box)
+def scene(tmp_path: Path, hostile_box: Path, start: str) -> Iterator[Scene]:
+    made = Scene(tmp_path, hostile_box, warm=start == "warm")
     previous = signal.signal(signal.SIGUSR1, lambda sig, frame: made.signals.append(sig))
     try:
         yield made
@@ -219,6 +228,8 @@ async def play(scene: Scene, layer: str, hostile: BotSpec) -> MatchResult:
     async def run(key: str, spec: MatchSpec) -> None:
         results[key] = await run_match(spec, sandbox=sandbox)
 
+    if scene.warm:
+        await fill_the_pool(sandbox, builtin)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run, "hostile", hostile_spec)
         nursery.start_soon(run, "control", control_spec)
@@ -230,6 +241,20 @@ async def play(scene: Scene, layer: str, hostile: BotSpec) -> MatchResult:
     warm = sandbox.warm_pids() if isinstance(sandbox, IsolatedSandbox) else set()
     assert bot_processes(scene.token, warm) == []
     return results["hostile"]
+
+
+async def fill_the_pool(sandbox: object, builtin: Callable[[str], BotSpec]) -> None:
+    """Start enough bots that the sandbox makes warm sandboxes ahead, and wait for them:
+    the hostile bot, started next, then takes one."""
+    if not isinstance(sandbox, IsolatedSandbox) or sandbox.layer not in CONTAINING:
+        pytest.skip("the base layer starts every bot cold (no warm sandboxes)")
+    warm_up = MatchSpec(
+        game="rps", bots=[builtin("rock"), builtin("paper")], seed=3, options={"turns": 2}
+    )
+    with trio.fail_after(30):
+        while len(sandbox.warm_pids()) < 2:
+            await run_match(warm_up, sandbox=sandbox)
+            await trio.sleep(0.05)
 
 
 def outcome(result: MatchResult) -> str:
