@@ -38,7 +38,12 @@ class CpuClaim:
 def claim_cpu(candidates: list[int]) -> CpuClaim | None:
     """The first of ``candidates`` no other judge holds, claimed; None if all are held."""
     for cpu in candidates:
-        fd = os.open(lock_path(cpu), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:  # (not through a symlink someone else put in the shared temporary directory)
+            fd = os.open(
+                lock_path(cpu), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+            )
+        except OSError:
+            continue  # a lock file this judge cannot open: that core is not ours to claim
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

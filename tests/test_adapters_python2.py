@@ -437,7 +437,7 @@ async def test_a_base64_wrapper_runs_its_hidden_python2_entry() -> None:
 PYTHON2_MEANINGS = r"""
 import random, hashlib, zlib, collections
 random.seed('hello')
-seeded = [random.random() for _ in range(2)] + [random.gammavariate(1.0, 1.0)]
+seeded = [random.random() for _ in range(2)] + [random.gammavariate(a, 1.0) for a in (1.0, 2.5)]
 w = random.WichmannHill(12345)
 wichmann = [w.random() for _ in range(2)] + [w.choice('RPS')]
 compressed = len(zlib.compress('RPSRPSRPPS' * 10))
@@ -476,7 +476,7 @@ def test_python2_meanings_of_the_library_and_of_dicts_match_python27() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == repr(
         [
-            [0.8180391270568783, 0.4954944300274843, 1.5158772152527493],
+            [0.8180391270568783, 0.4954944300274843, 1.5158772152527493, 1.7011124466172451],
             [0.7580852224968586, 0.6326419980594995, "R"],
             17,
             ("acc8e1460e0d85b64f57ca76d5e7fb98", 172),

@@ -744,10 +744,6 @@ def classic_idiv_item(obj: Any, key: Any, right: Any) -> None:
     obj[key] = classic_idiv(obj[key], right)
 
 
-def py2_cmp(a: Any, b: Any) -> int:
-    return (a > b) - (a < b)
-
-
 def _sort_key(compare: Any, key: Any) -> Any:
     if compare is None:
         return key
@@ -900,7 +896,7 @@ def _sample(self: random.Random, population: Any, k: int) -> list[Any]:
     return result
 
 
-_gammavariate = random.Random.gammavariate
+_py3_gammavariate = random.Random.gammavariate
 
 
 def _gammavariate(self: random.Random, alpha: float, beta: float) -> float:
@@ -909,7 +905,7 @@ def _gammavariate(self: random.Random, alpha: float, beta: float) -> float:
         while u <= 1e-7:
             u = self.random()
         return -math.log(u) * beta
-    return _gammavariate(self, alpha, beta)
+    return _py3_gammavariate(self, alpha, beta)
 
 
 PY2_RANDOM = {
@@ -933,7 +929,6 @@ PY2_BUILTINS: dict[str, Any] = {
     "__py2_sorted__": py2_sorted,
     "__py2_exec__": py2_exec,
     "__py2_compile__": py2_compile,
-    "cmp": py2_cmp,
     "reduce": functools.reduce,
     "unicode": str,
     "long": int,

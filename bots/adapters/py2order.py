@@ -68,7 +68,6 @@ def _hash_int(value: int) -> int:
     if -(1 << 63) <= value < (1 << 63):
         return _no_minus_one(value)
     # A long beyond a C long: 2.7 sums its 30-bit digits with a rotation, modulo 2**64 - 1.
-    sign = -1 if value < 0 else 1
     digits = abs(value)
     parts = []
     while digits:
@@ -80,7 +79,7 @@ def _hash_int(value: int) -> int:
         x += digit
         if x > MASK:
             x -= MASK
-    return _no_minus_one(_c_long(x * sign if sign > 0 else -x))
+    return _no_minus_one(_c_long(x if value > 0 else -x))
 
 
 def _hash_tuple(items: tuple[Any, ...]) -> int:
@@ -132,6 +131,9 @@ class Table:
     __slots__ = ("fill", "hashes", "mask", "slots", "used")
 
     def __init__(self, size: int = MIN_SIZE) -> None:
+        self._empty(size)
+
+    def _empty(self, size: int) -> None:
         self.slots: list[Any] = [EMPTY] * size
         self.hashes: list[int] = [0] * size
         self.mask = size - 1
@@ -201,7 +203,7 @@ class Table:
         while size <= minused:
             size <<= 1
         old = [(k, h) for k, h in zip(self.slots, self.hashes, strict=True) if _is_key(k)]
-        self.__init__(size)  # type: ignore[misc]
+        self._empty(size)
         for key, hashed in old:
             self.put_clean(key, hashed)
 
