@@ -49,7 +49,11 @@ def _top_level_names(tree: ast.Module) -> tuple[set[str], set[str]]:
             functions.add(node.name)
         elif isinstance(node, ast.Assign):
             for target in node.targets:  # output = ... and output, state = ...
-                assigned.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                assigned.update(
+                    n.id
+                    for n in ast.walk(target)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                )
         elif isinstance(node, ast.AugAssign | ast.AnnAssign) and isinstance(node.target, ast.Name):
             assigned.add(node.target.id)
     return functions, assigned

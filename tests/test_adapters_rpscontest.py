@@ -33,6 +33,18 @@ def test_programs_are_detected_by_their_output_global() -> None:
     assert program("cycle_main").argv[2].endswith("games/rps/adapter.py")
 
 
+def test_output_only_read_in_an_assignment_does_not_make_an_entry() -> None:
+    from judge.adapters import detect_style
+
+    # `counts[output] = ...` stores into counts, not into output: a protocol bot
+    source = (
+        "import sys\ncounts = {}\noutput = None\nfor line in sys.stdin:\n    counts[line] = 1\n"
+    )
+    assert detect_style(source, "rps") == "rpscontest"  # (output = None assigns it)
+    source = "import sys\ncounts = {}\nfor output in sys.stdin:\n    counts[output] = 1\n"
+    assert detect_style(source, "rps") == "protocol"
+
+
 async def test_an_entry_that_assigns_output_through_a_tuple_is_an_entry(tmp_path: Path) -> None:
     entry = tmp_path / "pair.py"
     entry.write_text(
