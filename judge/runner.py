@@ -63,12 +63,16 @@ STDERR_DRAIN = 0.25
 # for an answer spreads its bots over every CPU again: a bot that thinks must not share
 # one core with the other movers.
 COLOCATED_PATIENCE = 0.005
-# It also spreads them when more than this many of CHECKPOINT_EVERY turns had to wait: on
-# one core an answer is there as soon as the judge looks, unless other work holds the core.
+# It also spreads them when more than this many of CHECKPOINT_EVERY turns waited longer than
+# COLOCATED_SLOW_WAIT (seconds): on one core a bot that was not run at once by the judge's
+# write runs as soon as the judge sleeps (tens of µs), unless other work holds the core.
 COLOCATED_WAITS = 32
+COLOCATED_SLOW_WAIT = 0.001
 # Spread bots are gathered on one core again this many turns later (the wait may have been
-# a passing load or one long think), twice as many after each spreading.
+# a passing load or one long think), twice as many after each spreading up to
+# REGATHER_AFTER_MAX: a long match must not end up spread for most of its turns.
 REGATHER_AFTER = 1000
+REGATHER_AFTER_MAX = 8000
 
 
 class BotFailed(Exception):
@@ -361,7 +365,7 @@ class Match:
         self.colocate_after = 1 if colocate else -1
         self.cpu_claim: CpuClaim | None = None
         self.spread_cpus: set[int] = set()
-        self.colocated_waits = 0  # turns that had to wait, since the last CHECKPOINT_EVERY
+        self.colocated_waits = 0  # turns that waited long, since the last CHECKPOINT_EVERY
         self.regather_after = REGATHER_AFTER
 
     def emit(self, line: str) -> None:
@@ -535,7 +539,6 @@ class Match:
                 answers[seat.index] = answer
                 seat.times.append(perf_counter() - started)
             if missing is not None:
-                self.colocated_waits += 1
                 budget = turn_deadline + (spec.startup_allowance if first else 0.0)
                 turn = Turn(movers, live, started, budget, first)
                 turn.answers = answers
@@ -543,6 +546,8 @@ class Match:
                 polled = None if missing.unsent else missing
                 answers = await self.collect(turn, polled)
                 checkpointed = perf_counter()
+                if checkpointed - started > COLOCATED_SLOW_WAIT:
+                    self.colocated_waits += 1
             elif first:
                 unanswered.difference_update(answers)
             # -- judge the answers and play the turn.
@@ -650,10 +655,11 @@ class Match:
         log.debug("co-located", cpu=claim.cpu)
 
     def spread_for_now(self) -> None:
-        """Spread the bots, and gather them again later (REGATHER_AFTER, doubling)."""
+        """Spread the bots, and gather them again later (REGATHER_AFTER, doubling up to
+        REGATHER_AFTER_MAX)."""
         self.spread()
         self.colocate_after = self.turn + self.regather_after
-        self.regather_after *= 2
+        self.regather_after = min(self.regather_after * 2, REGATHER_AFTER_MAX)
 
     def spread(self) -> None:
         """Back to every CPU the judge had, bots included."""
@@ -886,8 +892,9 @@ async def run_match(
     ``colocate``: once every bot has answered, run this thread and the bots on one core
     (claimed, so other judges keep off it) until an answer keeps the judge waiting more
     than ``COLOCATED_PATIENCE`` or more than ``COLOCATED_WAITS`` turns of ``CHECKPOINT_EVERY``
-    wait at all (other work on that core); then again ``REGATHER_AFTER`` turns later,
-    twice as many after each time. For a caller that runs this one match alone.
+    wait longer than ``COLOCATED_SLOW_WAIT`` (other work on that core); then again
+    ``REGATHER_AFTER`` turns later, twice as many after each time up to
+    ``REGATHER_AFTER_MAX``. For a caller that runs this one match alone.
     """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})

@@ -189,9 +189,9 @@ def _cpus_by_turn(stderr: str) -> dict[int, int]:
     return found
 
 
-def _affinity_bot(slow_turn: int, nap_from: int = 0) -> BotSpec:
+def _affinity_bot(slow_turn: int, nap_from: int = 0, nap: float = 0.002) -> BotSpec:
     script = TEST_BOTS / "affinity.py"
-    argv = (sys.executable, str(script), str(slow_turn), str(nap_from))
+    argv = (sys.executable, str(script), str(slow_turn), str(nap_from), str(nap))
     return BotSpec(name=f"affinity-{slow_turn}-{nap_from}", argv=argv)
 
 
@@ -261,3 +261,17 @@ async def test_colocated_bots_spread_when_the_judge_keeps_having_to_wait() -> No
         cpus = _cpus_by_turn(player.stderr)
         assert cpus[2] == 1 and cpus[3] == 1, cpus
         assert [cpus[t] for t in range(66, 71)] == [everywhere] * 5, cpus
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
+async def test_colocated_bots_stay_together_when_every_wait_is_short() -> None:
+    # From turn 3 on one bot answers after a 0.1 ms sleep: every turn waits, but briefly (a
+    # bot the judge's write did not run at once runs as the judge sleeps). A long match of
+    # such turns stayed spread most of the time (issue 15 §2): they must not spread it.
+    result = await run_match(
+        rps_spec(_affinity_bot(0, nap_from=3, nap=0.0001), _affinity_bot(0), turns=200),
+        colocate=True,
+    )
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        assert [cpus[t] for t in range(2, 201)] == [1] * 199, cpus
