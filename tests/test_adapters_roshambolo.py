@@ -203,3 +203,46 @@ async def test_observe_and_play_calls_are_the_in_process_originals(capsys) -> No
     last = result.players[1].stderr.strip().splitlines()[-1]
     assert last == f"CALLS {modules[1].count} {modules[1].calls.hexdigest()}"
     assert modules[1].count > 3 * 3 * 15  # (plays and observations of 9 games)
+
+
+def test_the_adapter_reads_messages_in_any_pieces() -> None:
+    """Messages split anywhere (one byte per write), CRLF lines, repeated lines (which the
+    adapter parses once) and an unreadable observation: every line is read as written."""
+    import os
+    import subprocess
+    import time
+
+    spec = bot("p_watcher")
+    messages = [
+        "P 1 1 2\n.\n",
+        "O 1 1 2 3 1 0\r\nP 1 1 2\r\n.\r\n",
+        "O 1 1 2 3 1 0\nO 1 1 2 3 1 0\nO 1 1 2 x 1 0\nP 1 1 2\n.\n",
+        "O 1 1 2 3 1 0\nP 1 1 2\n.\n",
+        "O 2 3 1 1 2 1\nEND 1 1 0\n.\n",
+    ]
+    proc = subprocess.Popen(
+        spec.argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=spec.cwd,
+        env={**os.environ, **spec.env},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    answers = []
+    for message in messages:
+        for byte in message.encode():
+            proc.stdin.write(bytes([byte]))
+            proc.stdin.flush()
+            time.sleep(0.0002)
+        if not message.startswith("O 2"):
+            answers.append(proc.stdout.readline() + proc.stdout.readline())
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    assert answers == [b"3\n.\n"] * 4
+    assert "unreadable observation ['1', '1', '2', 'x', '1', '0']" in stderr
+    line = next(x for x in stderr.splitlines() if x.startswith("WATCHER"))
+    summary = json.loads(line.removeprefix("WATCHER "))
+    assert summary["asked"] == 4 and summary["rounds"] == 5
+    assert summary["last"] == [2, 3, 1, 1, 2, 1] and summary["games"] == [1, 2]

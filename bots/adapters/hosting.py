@@ -23,6 +23,8 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import BinaryIO
 
+READ_SIZE = 65536
+
 
 class Host:
     def __init__(self) -> None:
@@ -43,18 +45,34 @@ class Host:
     def messages(self) -> Iterator[list[str]]:
         """Every message up to the end of the match; the END message is yielded too."""
         lines: list[str] = []
-        for raw in self._in:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if line != ".":
-                lines.append(line)
+        read = self._in.read1  # what has arrived (one read of the pipe when none has)
+        partial = b""  # a line not complete yet
+        while chunk := read(READ_SIZE):
+            end = chunk.rfind(b"\n")
+            if end < 0:
+                partial += chunk
                 continue
-            yield lines
-            if lines and lines[-1].startswith("END"):  # every game ends its last message so
-                return
-            lines = []
+            # Whole lines decoded at once: a '\n' is never inside a UTF-8 sequence.
+            text = (partial + chunk[:end] if partial else chunk[:end]).decode("utf-8", "replace")
+            partial = chunk[end + 1 :]
+            for line in text.split("\n"):
+                if "\r" in line:
+                    line = line.rstrip("\r")
+                if line != ".":
+                    lines.append(line)
+                    continue
+                yield lines
+                if lines and lines[-1].startswith("END"):  # every game ends its last message so
+                    return
+                lines = []
 
     def answer(self, order: str) -> None:
         self._out.write(f"{order}\n.\n".encode())
+        self._out.flush()
+
+    def answer_bytes(self, data: bytes) -> None:
+        """An answer already encoded (``2\\n.\\n``)."""
+        self._out.write(data)
         self._out.flush()
 
     def answer_all(self, orders: list[str]) -> None:

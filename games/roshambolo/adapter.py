@@ -68,24 +68,22 @@ def ask_play(module: Any, game_id: int, my_id: int, opponent_id: int) -> int:
         return 0
 
 
-def tell(observe: Any, fields: list[str], without_game: bool) -> None:
-    try:
-        numbers = list(map(int, fields))
-    except ValueError:
-        print(f"adapter: unreadable observation {fields!r}", file=sys.stderr)
-        return
-    if without_game:  # the older observe(a_id, b_id, a_play, b_play, result)
-        numbers = numbers[1:]
-    try:
-        observe(*numbers)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        report(f"observe{tuple(numbers)} failed; ignored")
-
-
 def shown(play: int) -> str:
     return str(play) if abs(play) < LARGEST_SENT else "0"
+
+
+# Parsed lines kept (an observation line repeats within a game; a game has few kinds).
+LINES_KEPT = 4096
+ANSWERS = {1: b"1\n.\n", 2: b"2\n.\n", 3: b"3\n.\n"}
+
+
+def observation(fields: list[str], without_game: bool) -> tuple[int, ...] | None:
+    """observe's arguments from an ``O`` line's fields; None if unreadable."""
+    try:
+        numbers = tuple(map(int, fields))
+    except ValueError:
+        return None
+    return numbers[1:] if without_game else numbers  # (the older observe without game_id)
 
 
 def main() -> None:
@@ -95,12 +93,35 @@ def main() -> None:
     without_game = observe is not None and positional_count(observe) == 5
     offer_ahead = observe is None
     plays = 1
+    told: dict[str, tuple[int, ...] | None] = {}  # O line -> observe's arguments
+    asked: dict[str, tuple[int, int, int] | None] = {}  # P line -> play's arguments
     for message in host.messages():
         for line in message:
             if line[:2] == "O ":  # (the usual line: an observation)
-                fields = line[2:].split()
-                if observe is not None and len(fields) == 6:
-                    tell(observe, fields, without_game)
+                if observe is None:
+                    continue
+                numbers = told.get(line, ())
+                if numbers == ():
+                    fields = line[2:].split()
+                    if len(fields) != 6:
+                        continue
+                    if len(told) >= LINES_KEPT:
+                        told.clear()
+                    numbers = told[line] = observation(fields, without_game)
+                if numbers is None:
+                    print(f"adapter: unreadable observation {line[2:].split()!r}", file=sys.stderr)
+                    continue
+                try:
+                    observe(*numbers)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException:
+                    report(f"observe{numbers} failed; ignored")
+                continue
+            if plays == 1 and not offer_ahead and (request := asked.get(line)) is not None:
+                # (round by round, a P line seen before: no parsing, no list, no clock)
+                answer = ask_play(module, *request)
+                host.answer_bytes(ANSWERS.get(answer) or f"{shown(answer)}\n.\n".encode())
                 continue
             key, _, rest = line.partition(" ")
             fields = rest.split()
@@ -108,7 +129,10 @@ def main() -> None:
                 plays = max(1, int(fields[0]))
             elif key == "P" and len(fields) == 3:
                 game_id, my_id, opponent_id = map(int, fields)
-                if plays == 1 and not offer_ahead:  # (round by round: no list, no clock)
+                if plays == 1 and not offer_ahead:
+                    if len(asked) >= LINES_KEPT:
+                        asked.clear()
+                    asked[line] = (game_id, my_id, opponent_id)
                     host.answer(shown(ask_play(module, game_id, my_id, opponent_id)))
                     continue
                 answers = []
