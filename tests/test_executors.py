@@ -61,7 +61,11 @@ class Cluster:
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.root = root
         root.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "inf"}
+        env = {
+            **os.environ,
+            "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "inf",
+            "DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False",
+        }
         # The commands docs/scaling.md gives (the `dask` of this environment).
         dask = str(Path(sys.executable).parent / "dask")
         self.scheduler = subprocess.Popen(
@@ -275,6 +279,33 @@ async def test_each_worker_fetches_a_box_once(tmp_path: Path, cluster: Cluster) 
     # Unpacked at most once per machine (the workers share its cache), reused after.
     assert sum(not f["cached"] for f in fetches) <= 1
     assert sum(f["cached"] for f in fetches) >= 7
+
+
+@pytest.mark.parametrize("where", ["dask-local", "remote"])
+async def test_every_worker_keeps_every_box_after_an_idle_spell(
+    tmp_path: Path, cluster: Cluster, where: str
+) -> None:
+    """Dask's Active Memory Manager drops, every 2 s, the extra copies of data that no queued
+    task waits for; a box left on one worker would draw every match with it there (the
+    scheduler prefers workers holding a task's inputs) while the others idle. The executor
+    keeps it off, on its LocalCluster and on a scheduler started without the docs' setting."""
+    from distributed import Client
+
+    if where == "remote":
+        with Client(cluster.address, timeout=30) as other:
+            other.amm.start()
+    bot = slow_bot(tmp_path / f"box-{time.time_ns()}", 0)
+    address = cluster.address if where == "remote" else None
+    async with DaskExecutor(address, local_workers=2) as executor:
+        client = executor.client
+        assert client is not None
+        await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=3)))
+        await trio.sleep(3.0)  # an idle spell longer than the manager's 2 s cycle
+        assert not await trio.to_thread.run_sync(client.amm.running)
+        holders = await trio.to_thread.run_sync(client.who_has)
+        workers = await trio.to_thread.run_sync(lambda: client.scheduler_info()["workers"])
+    boxes = {key: held for key, held in holders.items() if key.startswith("botbox-")}
+    assert boxes and all(len(held) == len(workers) == 2 for held in boxes.values()), boxes
 
 
 async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
