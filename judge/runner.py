@@ -481,35 +481,38 @@ class Match:
         pause_idle = spec.pause_idle
         turn_deadline = spec.turn_deadline
         yield_after_send = self.yield_after_send
+        parse_order = state.parse_order
         checkpointed = perf_counter()
+        paused = self.paused
         # The movers (and failures) idle bots were last paused for: while the same seats move
         # (a roshambolo game), pausing is not redone every turn.
-        paused_for: tuple[Sequence[int], int] | None = None
+        paused_for: Sequence[int] | None = None
+        paused_failures = 0
         while not state.is_over():
             to_move = state.to_move()
             movers = [s for s in to_move if s not in failures] if failures else list(to_move)
             if not movers:
                 break
             if (
-                self.turn
-                and pause_idle
-                and (self.paused or len(movers) < len(seats))
-                and paused_for != (to_move, len(failures))
+                pause_idle
+                and (to_move != paused_for or len(failures) != paused_failures)
+                and self.turn
+                and (paused or len(movers) < len(seats))
             ):
                 self.pause_idle(set(movers))
-                paused_for = (to_move, len(failures))
+                paused_for, paused_failures = to_move, len(failures)
             messages = state.begin_turn()
             first = bool(unanswered) and not unanswered.isdisjoint(movers)
             failed_before = len(failures)
             # -- exchange: write every message, then take the answers already there.
-            if self.paused:
+            if paused and not paused.isdisjoint(movers):
                 self.resume(movers)  # before the clock starts: waking up is not the bot's time
             started = perf_counter()  # response times; the trio clock is read only to wait
             live: list[Seat] = []
             for index in movers:
                 seat = seats[index]
                 assert seat is not None
-                message = messages.get(index)
+                message = messages.get(index) if messages else None
                 try:
                     if message is not None:  # (else its answer was sent ahead, see GameState)
                         seat.send_now(seat.encoded(message))
@@ -525,6 +528,11 @@ class Match:
                 if seat.unsent:
                     missing = seat
                     break
+                ready = seat.ready
+                if ready:  # (an answer sent ahead, or several answers read at once)
+                    answers[seat.index] = ready.popleft()
+                    seat.times.append(perf_counter() - started)
+                    continue
                 try:
                     answer = seat.poll()
                     if answer is None:
@@ -551,7 +559,15 @@ class Match:
             elif first:
                 unanswered.difference_update(answers)
             # -- judge the answers and play the turn.
-            orders = self.orders_of(movers, answers)
+            if failures:
+                orders = self.orders_of(movers, answers)
+            else:  # (orders_of inline: the usual turn)
+                orders = {}
+                for index in movers:
+                    try:
+                        orders[index] = parse_order(index, answers[index])
+                    except IllegalOrder as exc:
+                        self.disqualify(index, BotFailed(exc.code, exc.reason))
             if len(failures) != failed_before:
                 if not await self.end_failed(movers):
                     return

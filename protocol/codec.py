@@ -67,6 +67,7 @@ class Decoder:
         "_line_start",
         "_lines_seen",
         "_recent",
+        "_recent_lines",
         "_scan_from",
     )
 
@@ -76,6 +77,7 @@ class Decoder:
         self._fast_limit = min(limits.max_line_length, limits.max_message_bytes - 1)
         # One-line answers already decoded by the fast path: a bot repeats a few (R, P, S).
         self._recent: dict[bytes, str] = {}
+        self._recent_lines: dict[bytes, str] = {}  # the same answers' lines, without ".\n"
         self._buffer = bytearray()
         self._scan_from = 0  # where to resume looking for the terminator
         self._line_start = 0  # start of the first line of a partial message not yet checked
@@ -112,7 +114,22 @@ class Decoder:
                 line = data[:end].decode("ascii")
                 if end <= RECENT_LINE_MAX and len(self._recent) < RECENT_ANSWERS:
                     self._recent[data] = line
+                    self._recent_lines[data[:end]] = line
                 return [[line]]
+            # Many answers at once (sent ahead): when every one is a line already seen as a
+            # whole answer, they are split at once instead of one terminator search each.
+            if self._recent_lines and data.endswith(b"\n.\n"):
+                pieces = data.split(b"\n.\n")
+                if not pieces.pop():  # (b"" after the last answer: nothing cut in two)
+                    known = self._recent_lines
+                    batch = []
+                    for piece in pieces:
+                        line = known.get(piece)
+                        if line is None:
+                            break
+                        batch.append([line])
+                    else:
+                        return batch
         if self._error is not None:
             raise self._error
         buf += data
@@ -139,6 +156,7 @@ class Decoder:
                     and b"\r" not in whole
                 ):
                     recent[whole] = lines[0]
+                    self._recent_lines[whole[:-3]] = lines[0]
             del buf[:after]
             self._scan_from = self._line_start = self._lines_seen = 0
         self._check_partial()

@@ -124,3 +124,35 @@ def test_repeated_answers_come_back_as_fresh_messages() -> None:
     assert decoder.feed(b"R\n.\nP\n") == [["R"]]
     assert decoder.feed(b".\n") == [["P"]]
     assert decoder.feed(b"R\n.\n") == [["R"]]
+
+
+# Answers as bytes and what they decode to: the usual short ones, and the framings around them.
+SENT_AHEAD = {
+    b"1\n.\n": ["1"],
+    b"2\n.\n": ["2"],
+    b"3\n.\n": ["3"],
+    b"\n.\n": [""],
+    b".\n": [],
+    b"2\r\n.\r\n": ["2"],
+    b"2\n.\r\n": ["2"],
+    b"1\n2\n.\n": ["1", "2"],
+    b".x\n.\n": [".x"],
+    b"10\n.\n": ["10"],
+}
+
+
+@given(
+    st.lists(st.sampled_from(sorted(SENT_AHEAD)), min_size=1, max_size=40),
+    st.lists(st.integers(0, 10_000), max_size=6),
+)
+def test_answers_sent_ahead_split_like_any_others(answers: list[bytes], cuts: list[int]) -> None:
+    # Answers a bot sends many to a write (roshambolo's N k) are split at once once each
+    # line is known as a whole answer; whatever else is mixed in decodes as usual.
+    decoder = Decoder(LIMITS)
+    for known in (b"1\n.\n", b"2\n.\n", b"3\n.\n", b"\n.\n"):
+        assert decoder.feed(known) == [SENT_AHEAD[known]]
+    got: list[list[str]] = []
+    for piece in chunked(b"".join(answers), cuts):
+        got.extend(decoder.feed(piece))
+    assert got == [SENT_AHEAD[a] for a in answers]
+    assert decoder.buffered == 0

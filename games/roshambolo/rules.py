@@ -108,7 +108,6 @@ class Roshambolo(GameState):
     plays: list[list[int]] = field(default_factory=lambda: [[0] * 4, [0] * 4])
     games_won: list[int] = field(default_factory=list)
     round_wins: list[int] = field(default_factory=list)
-    rounds_played: int = 0
     turn_open: bool = False
     # Observation lines shared by all seats; each seat has read up to seen[seat].
     log: list[str] = field(default_factory=list)
@@ -120,10 +119,10 @@ class Roshambolo(GameState):
     owed: list[int] = field(default_factory=list)
     race: int = 0
     # The current game's fixed strings, made once per game: the ids part of its lines, each
-    # seat's P line, and its observation lines by (a shape, b shape, winner).
+    # seat's P line, and its observation and replay line starts by (a shape, b shape, winner).
     head: str = ""
-    requests: tuple[str, str] = ("", "")
-    observations: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    seat_requests: tuple[tuple[int, str], ...] = ()  # (seat, its P line) for a, then b
+    observations: dict[tuple[int, int, int], tuple[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.order = list(range(self.seats))
@@ -177,9 +176,9 @@ class Roshambolo(GameState):
             self.plays = [[0] * 4, [0] * 4]
             label_a, label_b = self.seat_label(a), self.seat_label(b)
             self.head = f"{self.game_id} {label_a} {label_b}"
-            self.requests = (
-                f"P {self.game_id} {label_a} {label_b}",
-                f"P {self.game_id} {label_b} {label_a}",
+            self.seat_requests = (
+                (a, f"P {self.game_id} {label_a} {label_b}"),
+                (b, f"P {self.game_id} {label_b} {label_a}"),
             )
             self.observations = {}
             return
@@ -205,15 +204,21 @@ class Roshambolo(GameState):
 
     # -- the turn cycle ---------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
-        return () if self.is_over() or self.current is None else self.current
+        current = self.current
+        if current is None or (self.disqualified and self.is_over()):
+            return ()
+        return current
 
     def begin_turn(self) -> dict[int, list[str]]:
         if self.current is None:
             return {}
         self.turn_open = True
-        messages: dict[int, list[str]] = {}
         owed, disqualified = self.owed, self.disqualified
-        for seat, request in zip(self.current, self.requests, strict=True):
+        a, b = self.current
+        if owed[a] and owed[b]:
+            return {}  # (both answered this turn ahead: the usual turn between two such seats)
+        messages: dict[int, list[str]] = {}
+        for seat, request in self.seat_requests:
             if owed[seat] or seat in disqualified:
                 continue  # (a seat that owes answers sent this turn's ahead: no message)
             if seat in self.ahead:
@@ -249,20 +254,24 @@ class Roshambolo(GameState):
         if owed[b]:
             owed[b] -= 1
         order_a, order_b = orders.get(a), orders.get(b)
-        # (a plain shape is its own replay token; see _encode)
-        answer_a = order_a if order_a in PLAIN_SHAPES else _encode(order_a)
-        answer_b = order_b if order_b in PLAIN_SHAPES else _encode(order_b)
         wins = self.wins
-        if order_a is None or order_b is None:
-            # The other seat was disqualified during this turn: the game is forfeit.
-            winner = 0 if order_a is not None else 1
-            line = (
-                f"{self.head} {answer_a} {answer_b} * * {winner} {wins[0]} {wins[1]} {HOW_FORFEIT}"
-            )
-            self._end_game(current[winner])
-            return line
-        shape_a = PLAIN_SHAPES.get(order_a) or shape_of(order_a) or self.rng.randint(1, 3)
-        shape_b = PLAIN_SHAPES.get(order_b) or shape_of(order_b) or self.rng.randint(1, 3)
+        shape_a, shape_b = PLAIN_SHAPES.get(order_a), PLAIN_SHAPES.get(order_b)  # type: ignore[arg-type]
+        if shape_a is None or shape_b is None:  # (not two plain shapes: see _unusual)
+            if order_a is None or order_b is None:
+                # The other seat was disqualified during this turn: the game is forfeit.
+                winner = 0 if order_a is not None else 1
+                line = (
+                    f"{self.head} {_encode(order_a)} {_encode(order_b)} * * {winner} "
+                    f"{wins[0]} {wins[1]} {HOW_FORFEIT}"
+                )
+                self._end_game(current[winner])
+                return line
+            # (the original's order: a's substitute, then b's, then the coin)
+            shape_a = shape_a or shape_of(order_a) or self.rng.randint(1, 3)
+            shape_b = shape_b or shape_of(order_b) or self.rng.randint(1, 3)
+            answers = f"{_answer(order_a)} {_answer(order_b)}"
+        else:
+            answers = ""
         plays_a, plays_b = self.plays
         if shape_a != shape_b:
             winner, how = (0 if BEATEN_BY[shape_b] == shape_a else 1), HOW_SHAPES
@@ -273,17 +282,19 @@ class Roshambolo(GameState):
         plays_b[shape_b] += 1
         wins[winner] += 1
         self.round_wins[current[winner]] += 1
-        self.rounds_played += 1
+        # The observation line and the replay line's start, made once per game and outcome.
         key = (shape_a, shape_b, winner)
-        observation = self.observations.get(key)
-        if observation is None:
-            observation = f"O {self.head} {shape_a} {shape_b} {winner}"
-            self.observations[key] = observation
+        made = self.observations.get(key)
+        if made is None:
+            made = self.observations[key] = (
+                f"O {self.head} {shape_a} {shape_b} {winner}",
+                f"{self.head} {shape_a} {shape_b} {shape_a} {shape_b} {winner} ",
+            )
+        observation, start = made
         self.log.append(observation)
-        head = self.head
-        line = (
-            f"{head} {answer_a} {answer_b} {shape_a} {shape_b} {winner} {wins[0]} {wins[1]} {how}"
-        )
+        if answers:  # (an answer that was not a plain shape is recorded as it came)
+            start = f"{self.head} {answers} {shape_a} {shape_b} {winner} "
+        line = f"{start}{wins[0]} {wins[1]} {how}"
         if wins[winner] == self.race:
             self._end_game(current[winner])
         return line
@@ -339,6 +350,11 @@ class Roshambolo(GameState):
         if not orders:
             raise ReplayMismatch(f"roshambolo turn line without answers: {line!r}")
         return orders
+
+
+def _answer(answer: str) -> str:
+    """An answer's replay token: a plain shape is its own (see _encode)."""
+    return answer if answer in PLAIN_SHAPES else _encode(answer)
 
 
 def _encode(answer: str | None) -> str:
