@@ -275,3 +275,22 @@ async def test_colocated_bots_stay_together_when_every_wait_is_short() -> None:
     for player in result.players:
         cpus = _cpus_by_turn(player.stderr)
         assert [cpus[t] for t in range(2, 201)] == [1] * 199, cpus
+
+
+async def test_young_collections_are_fewer_while_matches_run_then_as_before() -> None:
+    # Two matches at once: the threshold is raised while either runs, restored after both.
+    import gc
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def note(line: str) -> None:
+        seen.append(gc.get_threshold()[0])
+
+    async with trio.open_nursery() as nursery:
+        for turns in (5, 400):
+            spec = rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=turns)
+            nursery.start_soon(lambda spec=spec: run_match(spec, sinks=[note]))
+    assert len(seen) == 5 + 400 + 2 * 2  # (turn lines, and each match's header and result)
+    assert set(seen) == {runner.GC_YOUNG_THRESHOLD}
+    assert gc.get_threshold() == before
