@@ -308,6 +308,21 @@ async def test_every_worker_keeps_every_box_after_an_idle_spell(
     assert boxes and all(len(held) == len(workers) == 2 for held in boxes.values()), boxes
 
 
+async def test_a_result_comes_back_as_an_event_or_else_is_fetched() -> None:
+    """A worker sends the finished match on the event stream ahead of its task's end, so the
+    caller need not fetch it; a caller that missed the event fetches the task's result."""
+    spec = rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=5)
+    async with DaskExecutor(None, local_workers=1) as executor:
+        client = executor.client
+        assert client is not None
+        first = await executor.run(MatchJob(spec.model_copy(update={"match_id": "ev1"})))
+        assert executor.results_fetched == 0
+        await trio.to_thread.run_sync(client.unsubscribe_topic, executor.topic)
+        second = await executor.run(MatchJob(spec.model_copy(update={"match_id": "ev2"})))
+        assert executor.results_fetched == 1
+    assert first.summary == second.summary == "0-5"
+
+
 async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
     tmp_path: Path,
 ) -> None:

@@ -83,6 +83,14 @@ class _Live:
         self.relay.close()
 
 
+@dataclass
+class _Waiting:
+    """A submitted match: set once its payload came as an event or its task ended."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    payload: dict[str, Any] | None = None
+
+
 class _Dropped(Exception):
     def __init__(self, status: str) -> None:
         super().__init__(status)
@@ -129,6 +137,8 @@ class DaskExecutor(Executor):
         self.topic = f"botjudge-lines-{uuid.uuid4().hex[:12]}"
         self._token: trio.lowlevel.TrioToken | None = None
         self._live: dict[str, _Live] = {}
+        self._results: dict[str, _Waiting] = {}  # task key -> its match, while it runs
+        self.results_fetched = 0  # payloads fetched from a worker (not come as events)
         # hash -> scattered future, least recently used first; boxes of running matches stay.
         self._boxes: OrderedDict[str, Any] = OrderedDict()
         self._scheduler_id: str | None = None  # the scheduler our boxes and subscription live on
@@ -299,6 +309,12 @@ class DaskExecutor(Executor):
             token.run_sync_soon(self._deliver, event[1])
 
     def _deliver(self, message: dict[str, Any]) -> None:
+        if "payload" in message:
+            waiting = self._results.get(message["key"])
+            if waiting is not None and waiting.payload is None:
+                waiting.payload = message["payload"]
+                waiting.done.set()
+            return
         live = self._live.get(message.get("match", ""))
         if live is not None:
             live.event(message)
@@ -407,15 +423,16 @@ class DaskExecutor(Executor):
         from judge.executors.dask_worker import play_match
 
         wants_lines = match_id in self._live
-        done = trio.Event()
         token = trio.lowlevel.current_trio_token()
         # A resubmitted match gets a key of its own: the dropped one may linger a moment.
         key = f"match-{match_id}" if submission == 1 else f"match-{match_id}-{submission}"
+        waiting = self._results[key] = _Waiting()
+        done = waiting.done
         future = self.client.submit(
             play_match,
             spec_json,
             boxes,
-            self.topic if wants_lines else None,
+            self.topic,
             wants_lines,
             job.batch_scheduling,
             self.min_layer,
@@ -431,11 +448,19 @@ class DaskExecutor(Executor):
         future.add_done_callback(finished)
         try:
             await done.wait()
-            payload = await self._outcome(future, match_id)
+            if waiting.payload is not None:
+                # Came as an event, just ahead of the task's end: nothing to fetch.
+                payload = waiting.payload
+                future.release()
+            else:
+                payload = await self._outcome(future, match_id)
+                self.results_fetched += 1
         except BaseException:
             # The caller gave up (cancelled) or the cluster failed: let the task go.
             future.cancel()
             raise
+        finally:
+            del self._results[key]
         result = MatchResult.model_validate_json(payload["result"])
         self.fetches.append({"seconds": payload["fetch_s"], "cached": payload["cached"]})
         live = self._live.get(match_id)

@@ -3,7 +3,8 @@
 Stock ``dask worker`` processes run it; they need the judge installed (they import this
 module by name). The sandbox is the strongest layer this worker has (or $BOTJUDGE_SANDBOX),
 recorded in the result. Replay lines go back to the caller as events on a topic
-(``Worker.log_event``; the client subscribes), in batches every ``PUBLISH_INTERVAL``.
+(``Worker.log_event``; the client subscribes), in batches every ``PUBLISH_INTERVAL``, and so
+does the finished match's payload (it is the task's result as well).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def play_match(
         )
         lines: list[str] = []
         sinks: list[Any] = []
-        publisher = Publisher(topic, spec.match_id, attempt) if topic else None
+        publisher = Publisher(topic, spec.match_id, attempt) if topic and want_lines else None
         if want_lines:
             sinks.append(lines.append)
         if publisher is not None:
@@ -169,7 +170,7 @@ def play_match(
             publisher.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return {
+    payload = {
         "result": result.model_dump_json(),
         "lines": zstandard.ZstdCompressor().compress("".join(lines).encode())
         if want_lines
@@ -179,6 +180,14 @@ def play_match(
         "cached": hits == len(boxes),
         "pid": os.getpid(),
     }
+    if topic and key is not None:
+        # The result goes back on the event stream too, ahead of the task's completion
+        # (the worker sends both in order on one stream): the caller then need not fetch
+        # it from this worker, a round trip through the scheduler less per match.
+        from distributed import get_worker
+
+        get_worker().log_event(topic, {"key": key, "payload": payload})
+    return payload
 
 
 def touch_boxes(boxes: dict[str, bytes]) -> dict[str, Any]:
