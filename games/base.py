@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -130,6 +131,17 @@ class GameState(ABC):
 
     @abstractmethod
     def is_over(self) -> bool: ...
+
+    def play_queued(self, queued: Mapping[int, deque[list[str]]], turns: int) -> list[str]:
+        """Optional fast path for answers sent ahead: play up to ``turns`` turns at once.
+
+        ``queued`` holds each mover's answers already received, oldest first. A turn may be
+        played here only if ``begin_turn`` would send no message, every mover has an answer
+        queued and each is one ``parse_order`` takes as it is; take those answers (popleft)
+        and play the turn exactly as ``begin_turn``, ``parse_order`` and ``apply`` would.
+        Stop at the first turn that is not such (the runner plays it the usual way), and at
+        a change of the seats that move. Returns the replay line of every turn played."""
+        return []
 
     @abstractmethod
     def result(self) -> GameResult:

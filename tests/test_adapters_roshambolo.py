@@ -246,3 +246,33 @@ def test_the_adapter_reads_messages_in_any_pieces() -> None:
     summary = json.loads(line.removeprefix("WATCHER "))
     assert summary["asked"] == 4 and summary["rounds"] == 5
     assert summary["last"] == [2, 3, 1, 1, 2, 1] and summary["games"] == [1, 2]
+
+
+async def test_rounds_both_seats_played_ahead_are_played_at_once_alike(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # When both seats of a game play ahead, the runner hands their queued answers to the
+    # game at once (play_queued) instead of a turn each: the same replay, result and counts.
+    from games.base import GameState
+    from games.roshambolo.rules import Roshambolo
+
+    at_once_played: list[int] = []
+
+    def counted(self, queued, turns):  # type: ignore[no-untyped-def]
+        lines = original(self, queued, turns)
+        at_once_played.append(len(lines))
+        return lines
+
+    original = Roshambolo.play_queued
+    monkeypatch.setattr(Roshambolo, "play_queued", counted)
+    names = ("p_ahead", "p_rock", "p_counter")
+    at_once, at_once_lines = await play(tmp_path, *names, race_to=30, rounds=3, seed=7)
+    assert sum(at_once_played) > 30  # (three games of p_ahead against p_rock, at least 30 each)
+    monkeypatch.setattr(Roshambolo, "play_queued", GameState.play_queued)
+    by_turn, by_turn_lines = await play(tmp_path, *names, race_to=30, rounds=3, seed=7, tag="b")
+    assert at_once_lines == by_turn_lines
+    assert at_once.summary == by_turn.summary and at_once.turns == by_turn.turns
+    assert [p.response.count for p in at_once.players] == [
+        p.response.count for p in by_turn.players
+    ]
+    assert play_calls(at_once, 0) == play_calls(by_turn, 0)

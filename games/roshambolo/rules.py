@@ -23,6 +23,7 @@ Original bot files without ``observe`` do this through the adapter: the same
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -298,6 +299,32 @@ class Roshambolo(GameState):
         if wins[winner] == self.race:
             self._end_game(current[winner])
         return line
+
+    def play_queued(self, queued: Mapping[int, deque[list[str]]], turns: int) -> list[str]:
+        """Rounds of this game whose two plain answers were both sent ahead (see GameState)."""
+        current = self.current
+        if current is None or self.disqualified:
+            return []
+        a, b = current
+        queue_a, queue_b = queued.get(a), queued.get(b)
+        if queue_a is None or queue_b is None:
+            return []
+        owed = self.owed
+        lines: list[str] = []
+        while queue_a and queue_b and owed[a] and owed[b] and len(lines) < turns:
+            answer_a, answer_b = queue_a[0], queue_b[0]
+            if len(answer_a) != 1 or len(answer_b) != 1:
+                break
+            order_a, order_b = answer_a[0], answer_b[0]
+            if order_a not in PLAIN_SHAPES or order_b not in PLAIN_SHAPES:
+                break
+            queue_a.popleft()
+            queue_b.popleft()
+            self.turn_open = True  # (as begin_turn)
+            lines.append(self.apply({a: order_a, b: order_b}))
+            if self.current is not current:
+                break  # (the game ended)
+        return lines
 
     def disqualify(self, seat: int, code: str) -> None:
         """A disqualified seat forfeits its current game and every later game of its schedule."""
