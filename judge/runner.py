@@ -13,12 +13,10 @@ import gc
 import json
 import math
 import os
-import statistics
 import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
 from pathlib import Path
 from time import perf_counter
 
@@ -168,6 +166,7 @@ class Seat:
         self.ready: deque[list[str]] = deque()
         self.unsent = b""
         self.times: list[float] = []
+        self.instant = 0  # answers taken already there when their turn began (time 0)
         self.stderr = StderrTail()
         self.outcome = "ok"
         self.reason = ""
@@ -331,24 +330,26 @@ async def _pump_stderr(seat: Seat) -> None:
         seat.stderr_done.set()
 
 
-def _median_of_sorted(ordered: list[float]) -> float:
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
-def _stats(times: list[float]) -> ResponseStats:
-    if not times:
+def _stats(times: list[float], instant: int = 0) -> ResponseStats:
+    """Response statistics of ``times`` and of ``instant`` more answers that took 0 s (they
+    were there before the turn began: sent ahead), which need no sorting."""
+    count = len(times) + instant
+    if not count:
         return ResponseStats()
     ordered = sorted(times)
+
+    def at(rank: int) -> float:  # the rank-th smallest, the zeros first
+        return 0.0 if rank < instant else ordered[rank - instant]
+
+    middle = count // 2
+    median = at(middle) if count % 2 else (at(middle - 1) + at(middle)) / 2
     ms = 1000.0
     return ResponseStats(
-        count=len(ordered),
-        mean_ms=round(statistics.fmean(ordered) * ms, 3),
-        median_ms=round(_median_of_sorted(ordered) * ms, 3),
-        p95_ms=round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] * ms, 3),
-        max_ms=round(ordered[-1] * ms, 3),
+        count=count,
+        mean_ms=round(math.fsum(times) / count * ms, 3),
+        median_ms=round(median * ms, 3),
+        p95_ms=round(at(min(count - 1, int(count * 0.95))) * ms, 3),
+        max_ms=round((ordered[-1] if ordered else 0.0) * ms, 3),
     )
 
 
@@ -546,7 +547,7 @@ class Match:
                     for index in movers:  # (answers already there: taken at once)
                         seat = seats[index]
                         assert seat is not None
-                        seat.times.extend(repeat(0.0, played))
+                        seat.instant += played
                     if sinks:
                         for line in lines:
                             line += "\n"
@@ -602,7 +603,7 @@ class Match:
                 ready = seat.ready
                 if ready:  # (an answer sent ahead, or several answers read at once)
                     answers[seat.index] = ready.popleft()
-                    seat.times.append(perf_counter() - started)
+                    seat.instant += 1
                     queued += 1
                     continue
                 try:
@@ -919,7 +920,7 @@ class Match:
                     outcome=failure.code if failure else "ok",
                     reason=failure.reason if failure else "",
                     turn=seat.failed_turn if seat else (1 if failure else None),
-                    response=_stats(seat.times) if seat else ResponseStats(),
+                    response=_stats(seat.times, seat.instant) if seat else ResponseStats(),
                     stderr=seat.stderr.text() if seat else "",
                     exit_status=seat.proc.process.returncode if seat else None,
                     **dict(zip(("caught", "caught_first"), seat.stderr.caught(), strict=True))

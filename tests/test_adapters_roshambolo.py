@@ -276,3 +276,5 @@ async def test_rounds_both_seats_played_ahead_are_played_at_once_alike(
         p.response.count for p in by_turn.players
     ]
     assert play_calls(at_once, 0) == play_calls(by_turn, 0)
+    # Answers already there when their round began took no time: most of p_ahead's.
+    assert at_once.players[0].response.median_ms == 0.0 < at_once.players[0].response.max_ms

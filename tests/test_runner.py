@@ -294,3 +294,20 @@ async def test_young_collections_are_fewer_while_matches_run_then_as_before() ->
     assert len(seen) == 5 + 400 + 2 * 2  # (turn lines, and each match's header and result)
     assert set(seen) == {runner.GC_YOUNG_THRESHOLD}
     assert gc.get_threshold() == before
+
+
+def test_response_stats_count_answers_sent_ahead_as_zeros() -> None:
+    # Answers already queued when their turn began are counted, not stored: the statistics
+    # are those of the list with that many zeros in it.
+    import statistics
+
+    times = [0.004, 0.001, 0.003, 0.002]
+    for instant in range(8):
+        everything = sorted(times + [0.0] * instant)
+        stats = runner._stats(times, instant)
+        assert stats.count == len(everything)
+        assert stats.mean_ms == round(statistics.fmean(everything) * 1000, 3)
+        assert stats.median_ms == round(statistics.median(everything) * 1000, 3)
+        assert stats.p95_ms == round(everything[int(len(everything) * 0.95)] * 1000, 3)
+        assert stats.max_ms == 4.0
+    assert runner._stats([], 3).median_ms == runner._stats([], 3).max_ms == 0.0
