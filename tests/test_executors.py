@@ -65,6 +65,7 @@ class Cluster:
             **os.environ,
             "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "inf",
             "DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START": "False",
+            "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
         }
         # The commands docs/scaling.md gives (the `dask` of this environment).
         dask = str(Path(sys.executable).parent / "dask")
@@ -167,15 +168,18 @@ async def test_a_tourney_on_a_local_dask_cluster_matches_the_inproc_one(tmp_path
 
 
 async def test_dask_local_workers_run_without_the_profiler() -> None:
-    def profiling() -> bool:
+    def settings() -> tuple[bool, str]:
         import dask
 
-        return bool(dask.config.get("distributed.worker.profile.enabled"))
+        return (
+            bool(dask.config.get("distributed.worker.profile.enabled")),
+            str(dask.config.get("distributed.admin.tick.interval")),
+        )
 
     async with DaskExecutor(None, local_workers=1) as executor:
         assert executor.client is not None
-        answers = await trio.to_thread.run_sync(executor.client.run, profiling)
-    assert list(answers.values()) == [False]
+        answers = await trio.to_thread.run_sync(executor.client.run, settings)
+    assert list(answers.values()) == [(False, "1s")]
 
 
 async def test_a_tourney_on_the_local_executor_matches_the_inproc_one(tmp_path: Path) -> None:
