@@ -45,10 +45,16 @@ class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         if problem is not None:
             print(f"botjudge: {problem}; the judge will try again on first use", file=sys.stderr)
             return
-        for old in lb.PACKAGED_DIR.glob("launcher-*"):
-            if old != target:
+        library = lb.PACKAGED_DIR / lb.library_name()
+        problem = None if library.is_file() else lb.build_library(library)
+        if problem is not None:  # the fork server is an optimisation: bots start without it
+            print(f"botjudge: {problem}", file=sys.stderr)
+        for old in [*lb.PACKAGED_DIR.glob("launcher-*"), *lb.PACKAGED_DIR.glob("liblauncher-*")]:
+            if old not in (target, library):
                 old.unlink(missing_ok=True)
         if version != "editable":  # an editable install runs it where it was built
             build_data["force_include"][str(target)] = f"judge/sandbox/bin/{target.name}"
+            if library.is_file():
+                build_data["force_include"][str(library)] = f"judge/sandbox/bin/{library.name}"
             build_data["pure_python"] = False
             build_data["infer_tag"] = True

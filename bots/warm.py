@@ -30,10 +30,16 @@ def main() -> None:
         os._exit(0)  # never given a bot
     words = _read_exactly(int(head)).split(b"\0")
     count = int(words[1])
-    argv = [os.fsdecode(word) for word in words[2 : 2 + count]]
     os.chdir(words[0])
+    run_script(words[2 : 2 + count], words[2 + count :])
+
+
+def run_script(program: list[bytes], environment: list[bytes]) -> None:
+    """Runs SCRIPT ARGS (``program``) with ``environment`` (KEY=VALUE words) as the only
+    environment, in the working directory already chosen (bots/forkserver.py too)."""
+    argv = [os.fsdecode(word) for word in program]
     os.environ.clear()
-    for entry in words[2 + count :]:
+    for entry in environment:
         key, _, value = entry.partition(b"=")
         os.environb[key] = value
     script = os.path.abspath(argv[0])

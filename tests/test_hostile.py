@@ -59,10 +59,12 @@ def layer(request: pytest.FixtureRequest) -> str:
     return name
 
 
-@pytest.fixture(params=["cold", "warm"])
+@pytest.fixture(params=["cold", "warm", "forked"])
 def start(request: pytest.FixtureRequest) -> str:
     """How the hostile bot's sandbox is made: at its start, or ahead (a warm sandbox,
-    docs/security.md) and handed to it when its match starts."""
+    docs/security.md) and handed to it when its match starts, or by a process the fork
+    server forked (judge/sandbox/forkserver.py; the attack is then a Python bot, or a
+    program it execs)."""
     name: str = request.param
     return name
 
@@ -71,7 +73,7 @@ def start(request: pytest.FixtureRequest) -> str:
 def hostile_box(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The hostile bots' own box, readable by the sandbox's slot uids."""
     box = tmp_path_factory.mktemp("hostile-box")
-    for name in ("outside.py", "snoop.py", "signal.sh", "forkbomb.sh"):
+    for name in ("outside.py", "snoop.py", "signal.sh", "forkbomb.sh", "exec.py"):
         shutil.copy2(HOSTILE / name, box / name)
     subprocess.run(
         ["cc", "-O2", "-o", str(box / "hostile"), str(HOSTILE / "hostile.c")], check=True
@@ -87,6 +89,7 @@ class Scene:
     tmp: Path
     box: Path
     warm: bool = False  # the hostile bot gets a sandbox made ahead
+    forked: bool = False  # the hostile bot is forked by the fork server
     token: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     signals: list[int] = field(default_factory=list)
 
@@ -123,6 +126,9 @@ class Scene:
         program = argv[0]
         if program.endswith(".py"):
             full = (sys.executable, "-S", "-s", str(self.box / program), *argv[1:])
+        elif self.forked:  # a Python bot, forked, that becomes the attack
+            full = (sys.executable, "-S", "-s", str(self.box / "exec.py"))
+            full += (str(self.box / program), *argv[1:])
         else:
             full = (str(self.box / program), *argv[1:])
         return BotSpec(
@@ -159,7 +165,7 @@ class Scene:
 
 @pytest.fixture
 def scene(tmp_path: Path, hostile_box: Path, start: str) -> Iterator[Scene]:
-    made = Scene(tmp_path, hostile_box, warm=start == "warm")
+    made = Scene(tmp_path, hostile_box, warm=start == "warm", forked=start == "forked")
     previous = signal.signal(signal.SIGUSR1, lambda sig, frame: made.signals.append(sig))
     try:
         yield made
@@ -230,9 +236,17 @@ async def play(scene: Scene, layer: str, hostile: BotSpec) -> MatchResult:
 
     if scene.warm:
         await fill_the_pool(sandbox, builtin)
+    forked_before = 0
+    if scene.forked:
+        await start_the_fork_server(sandbox, scene)
+        assert isinstance(sandbox, IsolatedSandbox)
+        forked_before = sandbox.forked["stdlib"]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run, "hostile", hostile_spec)
         nursery.start_soon(run, "control", control_spec)
+    if isinstance(sandbox, IsolatedSandbox) and scene.forked:
+        # the hostile bot was forked (the only one of its kind here)
+        assert sandbox.forked["stdlib"] == forked_before + 1
     control = results["control"]
     assert control.turns == CONTROL_TURNS
     assert [p.outcome for p in control.players] == ["ok", "ok"], control.players
@@ -254,6 +268,21 @@ async def fill_the_pool(sandbox: object, builtin: Callable[[str], BotSpec]) -> N
     with trio.fail_after(30):
         while len(sandbox.warm_pids()) < 2:
             await run_match(warm_up, sandbox=sandbox)
+            await trio.sleep(0.05)
+
+
+async def start_the_fork_server(sandbox: object, scene: Scene) -> None:
+    """Start bots of the hostile bot's kind (a Python bot with a box of its own) until one
+    is forked: the fork server for them then runs, and the hostile bot is forked next."""
+    if not isinstance(sandbox, IsolatedSandbox) or sandbox.layer not in CONTAINING:
+        pytest.skip("the base layer starts every bot cold (no fork server)")
+    if not sandbox.fork_server:
+        pytest.skip("the fork server is off here (BOTJUDGE_FORK_SERVER=0)")
+    harmless = scene.bot("exec.py", "/bin/true")
+    with trio.fail_after(30):
+        while sandbox.forked["stdlib"] == 0:
+            proc = await sandbox.start(harmless, seed=0)
+            await proc.kill()
             await trio.sleep(0.05)
 
 

@@ -1,7 +1,8 @@
-"""Warm sandboxes (judge/sandbox/isolated.py, launcher -W): a sandbox made ahead is used by
-one bot only, and nothing of one bot reaches the next user of its slot uid or its cgroup
-set: not its files, /tmp, /dev/shm, processes, environment or cgroup counters. Every check
-runs with the pool on and off; the bots are real processes."""
+"""Warm sandboxes (judge/sandbox/isolated.py, launcher -W) and the fork server
+(judge/sandbox/forkserver.py): a sandbox made ahead is used by one bot only, a forked bot
+is in sandboxes of its own, and nothing of one bot reaches the next user of its slot uid or
+its cgroup set: not its files, /tmp, /dev/shm, processes, environment or cgroup counters.
+Every check runs with the pool on (warm, forked) and off; the bots are real processes."""
 
 from __future__ import annotations
 
@@ -124,8 +125,10 @@ async def _seen(proc: BotProcess) -> dict[str, object]:
     return dict(json.loads(data))
 
 
-def _sandbox(layer: str, pool: int) -> IsolatedSandbox:
-    return IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=pool)
+def _sandbox(layer: str, pool: int, fork_server: bool = False) -> IsolatedSandbox:
+    return IsolatedSandbox(
+        layer, SandboxLimits(), probe().hierarchy, pool=pool, fork_server=fork_server
+    )
 
 
 def _assert_clean(seen: dict[str, object], name: str) -> None:
@@ -140,18 +143,26 @@ def _assert_clean(seen: dict[str, object], name: str) -> None:
     assert seen["boxes"] in ([name], None)  # other boxes are not shown
 
 
-@pytest.mark.parametrize(("pool", "kind"), [(4, "box"), (4, "python"), (0, "box")])
+@pytest.mark.parametrize(
+    ("pool", "kind"), [(4, "box"), (4, "python"), (4, "forked"), (0, "box"), (0, "python")]
+)
 async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
     tmp_path: Path, layer: str, pool: int, kind: str
 ) -> None:
-    sandbox = _sandbox(layer, pool)
+    sandbox = _sandbox(layer, pool, fork_server=kind == "forked")
+    if kind == "forked":
+        kind = "python"
+        # every kind of start here is then forked once the fork server is ready
+        await _until_forked(sandbox, _bot(tmp_path, "warmup", "look", kind))
     uids: list[int] = []
     warm_used = 0
+    forked = 0
     for round_ in range(6):
         dirty = _bot(tmp_path, f"dirty{round_}", "dirty", kind)
         before = sandbox.warm_pids()
         proc = await sandbox.start(dirty, seed=round_)
         warm_used += proc.pid in before
+        forked += _started(proc) == "forked"
         seen = await _seen(proc)
         assert seen["tmp"] == [f"left-by-dirty{round_}"]  # it did dirty its own /tmp
         cpu = proc.cpu_seconds()
@@ -163,6 +174,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         before = sandbox.warm_pids()
         proc = await sandbox.start(clean, seed=round_)
         warm_used += proc.pid in before
+        forked += _started(proc) == "forked"
         seen = await _seen(proc)
         _assert_clean(seen, f"clean{round_}")
         assert seen["argv"] == list(clean.argv[3 if kind == "python" else 2 :])
@@ -174,10 +186,30 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         await proc.kill()
     if os.geteuid() == 0:
         assert len(set(uids)) < len(uids)  # slots were reused: the checks above meant it
-    if pool:
+    if sandbox.fork_server:
+        assert forked == 12 and warm_used == 0  # every start forked, none from the pool
+    elif pool:
         assert warm_used >= 5  # a run's first starts are cold (WARM_AFTER); later ones warm
+        assert forked == 0
     else:
-        assert warm_used == 0 and sandbox.warm_pids() == set()
+        assert warm_used == forked == 0 and sandbox.warm_pids() == set()
+
+
+def _started(proc: BotProcess) -> str:
+    return str(getattr(proc, "started", "cold"))
+
+
+async def _until_forked(sandbox: IsolatedSandbox, bot: BotSpec) -> None:
+    """Starts ``bot`` until a start is forked (the fork server is started after the run's
+    first starts, and imports before it serves)."""
+    with trio.fail_after(30):
+        for seed in range(1000):
+            proc = await sandbox.start(bot, seed=seed)
+            await _seen(proc)
+            await proc.kill()
+            if _started(proc) == "forked":
+                return
+            await trio.sleep(0.05)
 
 
 @pytest.mark.parametrize("pool", [4, 0])

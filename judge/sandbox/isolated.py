@@ -17,7 +17,7 @@ import re
 import shutil
 import signal
 import sys
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -37,7 +37,8 @@ from judge.sandbox.base import (
     minimal_env,
 )
 from judge.sandbox.cgroups import BotCgroups, CgroupLimits, Hierarchy
-from judge.sandbox.launcher import launcher_binary
+from judge.sandbox.forkserver import ENV_FORK_SERVER, ForkServer, ForkServerGone
+from judge.sandbox.launcher import launcher_binary, launcher_library
 
 KILL_GRACE = 1.0
 # Warm sandboxes kept per sandbox and trio run (BOTJUDGE_SANDBOX_POOL; 0: none).
@@ -46,6 +47,8 @@ DEFAULT_POOL = 4
 WARM_AFTER = 4  # starts of a run before its pool is filled (a single match uses none)
 GO_MAX = 60_000
 BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
+GAMES_DIR = BOTS_DIR.parent / "games"
+FORK_SERVER_RESPAWNS = 3  # fork servers a run starts again after one died; then none
 # A warm Python bot: the judge's Python, as built-in bots run, waiting to be told its script.
 WARM_PYTHON = (
     sys.executable,
@@ -158,6 +161,7 @@ class _Prepared:
     cwd: Path | None
     interpreters: set[str]
     binds: list[str] = field(default_factory=list)  # host paths shown read-only, in place
+    script_names: frozenset[str] | None = None  # module names the script's directory holds
 
     def still_valid(self) -> bool:
         """The program is the same file as before (one stat: a replaced bot is redone)."""
@@ -207,6 +211,7 @@ class NamespacedProcess(BotProcess):
         self.process = process
         self.cgroups = cgroups
         self.slot = slot
+        self.started = "cold"  # or "warm" (a sandbox made ahead), "forked" (the fork server)
         self._killed = False
         self._paused: list[int] = []
 
@@ -294,6 +299,7 @@ class IsolatedSandbox(Sandbox):
         limits: SandboxLimits | None = None,
         hierarchy: Hierarchy | None = None,
         pool: int | None = None,
+        fork_server: bool | None = None,
     ) -> None:
         if layer_rank(layer) < layer_rank("base"):
             raise ValueError("IsolatedSandbox starts at the base layer; use PlainSandbox")
@@ -311,6 +317,14 @@ class IsolatedSandbox(Sandbox):
         self._pools: trio.lowlevel.RunVar[dict[object, _WarmPool]] = trio.lowlevel.RunVar(
             "warm sandboxes"
         )
+        if fork_server is None:
+            fork_server = os.environ.get(ENV_FORK_SERVER) != "0"
+        # Part of the pool: BOTJUDGE_SANDBOX_POOL=0 turns it off too.
+        self.fork_server = fork_server and self.pool_size > 0 and layer != "base"
+        self._forkers: trio.lowlevel.RunVar[dict[str, _ForkSlot]] = trio.lowlevel.RunVar(
+            "fork servers"
+        )
+        self.forked: Counter[str] = Counter()  # bots started by a fork server, by its kind
 
     def describe(self) -> str:
         uid = ", a uid per slot (60000+)" if self.use_slot_uids and self.layer != "base" else ""
@@ -482,11 +496,19 @@ class IsolatedSandbox(Sandbox):
     def warm_pids(self) -> set[int]:
         """The launchers of this run's unused warm sandboxes (no bot's, nothing of a bot's
         runs there yet)."""
-        try:
+        found = set()
+        with contextlib.suppress(LookupError):
             pools = self._pools.get()
+            found = {entry.bot.pid for pool in pools.values() for entry in pool.ready}
+        return found | self.fork_server_pids()
+
+    def fork_server_pids(self) -> set[int]:
+        """This run's fork servers (they run the judge's code only, never a bot's)."""
+        try:
+            slots = self._forkers.get()
         except LookupError:
             return set()
-        return {entry.bot.pid for pool in pools.values() for entry in pool.ready}
+        return {slot.server.pid for slot in slots.values() if slot.server is not None}
 
     async def _keep_warm(self, pool: _WarmPool) -> None:
         """Refills the pool after each hand-out; ends its sandboxes unused when the run ends."""
@@ -573,6 +595,7 @@ class IsolatedSandbox(Sandbox):
         pool.wake.set()
         if entry is None:
             return None
+        entry.bot.started = "warm"
         env = minimal_env(bot, seed=seed, home=Path("/tmp"))
         words = ["/tmp", str(len(bot.argv) - 3), *bot.argv[3:]]
         words += [f"{key}={value}" for key, value in env.items()]
@@ -586,9 +609,110 @@ class IsolatedSandbox(Sandbox):
             return None
         return entry.bot
 
+    # -- the fork server (judge/sandbox/forkserver.py) -------------------------------------
+    def _fork_mode(self, bot: BotSpec, prepared: _Prepared) -> str | None:
+        """What a fork server for this bot imports ahead ("stdlib", "bots", "games"), or None
+        if it cannot be forked: `python -S -s SCRIPT.py` run by the judge's Python with no
+        PYTHON* setting of its own. Only what the bot is shown may be imported ahead."""
+        if not self.fork_server or len(bot.argv) < 4 or bot.argv[:3] != WARM_PYTHON[:3]:
+            return None
+        if not bot.argv[3].endswith(".py") or any(key.startswith("PYTHON") for key in bot.env):
+            return None
+        shown = [Path(path) for path in prepared.binds]
+        if not _is_under(BOTS_DIR, shown):
+            return "stdlib"
+        return "games" if _is_under(GAMES_DIR, shown) else "bots"
+
+    def _fork_server(self, mode: str) -> ForkServer | None:
+        """This run's fork server for ``mode`` if it is ready; started after the run's first
+        WARM_AFTER starts of such bots (a single match starts none)."""
+        try:
+            slots = self._forkers.get()
+        except LookupError:
+            slots = {}
+            self._forkers.set(slots)
+        slot = slots.setdefault(mode, _ForkSlot())
+        slot.starts += 1
+        server = slot.server
+        if server is not None and server.broken:
+            server.close()
+            slot.server = server = None
+        if server is None:
+            if slot.starts <= WARM_AFTER or slot.spawned > FORK_SERVER_RESPAWNS:
+                return None
+            library = launcher_library()
+            if library is None:
+                slot.spawned = FORK_SERVER_RESPAWNS + 1
+                return None
+            spec = BotSpec(name="fork server", argv=WARM_PYTHON)
+            env = minimal_env(spec, seed=0, home=Path("/tmp"))
+            try:
+                slot.server = ForkServer.spawn(library, mode, env)
+            except OSError as exc:
+                print(f"fork server not started: {exc}", file=sys.stderr)
+                slot.spawned = FORK_SERVER_RESPAWNS + 1
+                return None
+            slot.spawned += 1
+            trio.lowlevel.spawn_system_task(_end_with_run, slot.server, name="fork server")
+            return None  # it imports meanwhile
+        return server if server.is_ready() else None
+
+    def _may_fork(self, server: ForkServer, prepared: _Prepared) -> bool:
+        """The script's directory (its sys.path[0]) holds no module named like one the fork
+        server imported ahead: a cold start would import the bot's own."""
+        if prepared.script_names is None:
+            names: set[str] = set()
+            with contextlib.suppress(OSError):
+                names = {entry.split(".")[0] for entry in os.listdir(prepared.program.parent)}
+            prepared.script_names = frozenset(names)
+        return not (prepared.script_names & server.modules)
+
+    async def _start_forked(
+        self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
+    ) -> BotProcess | None:
+        mode = self._fork_mode(bot, prepared)
+        server = self._fork_server(mode) if mode is not None else None
+        if server is None or mode is None or not self._may_fork(server, prepared):
+            return None
+        cgroups, slot = self._acquire(bot.name)
+        v2_fd = -1
+        try:
+            clone_into = self.hierarchy is not None and self.hierarchy.clone_into
+            if cgroups is not None and cgroups.v2 is not None and clone_into:
+                # Forked straight into it: no relay outside (launcher.c, -G).
+                v2_fd = os.open(cgroups.v2, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            options = self._outer_args(launcher, prepared, cgroups, slot, born_in_v2=v2_fd >= 0)
+            options = [
+                arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4") for arg in options
+            ]
+            program = bot.argv[3:]
+            env = minimal_env(bot, seed=seed, home=Path("/tmp"))
+            words = [str(len(options)), *options, str(len(program)), *program]
+            words += [f"{key}={value}" for key, value in env.items()]
+            block = b"\0".join(os.fsencode(word) for word in words)
+            if b"\0" in b"".join(os.fsencode(word) for word in (*program, *env.values())):
+                raise ForkServerGone("a NUL in the bot's words")
+            process = server.fork(block, v2_fd)
+        except ForkServerGone:
+            self._release(cgroups, slot)
+            return None  # started another way
+        except BaseException:
+            self._release(cgroups, slot)
+            raise
+        finally:
+            if v2_fd >= 0:
+                os.close(v2_fd)
+        forked = NamespacedProcess(process, cgroups, slot)
+        forked.started = "forked"
+        self.forked[mode] += 1
+        return forked
+
     async def _start_namespaced(
         self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess:
+        forked = await self._start_forked(bot, seed, launcher, prepared)
+        if forked is not None:
+            return forked
         python = self._warm_python(bot, prepared, launcher)
         if python is not None:
             started = await self._start_warm_python(bot, seed, python, launcher)
@@ -608,6 +732,7 @@ class IsolatedSandbox(Sandbox):
                     await entry.discard()
                 else:
                     os.close(entry.go_fd)
+                    entry.bot.started = "warm"
                     return entry.bot
             else:
                 await entry.discard()
@@ -632,59 +757,104 @@ class IsolatedSandbox(Sandbox):
     ) -> tuple[trio.Process, BotCgroups | None, int | None]:
         """The namespaced launcher for ``prepared``'s bot, or with None the part every bot
         shares (a warm sandbox; ``tail`` then names the descriptor the rest comes on)."""
+        cgroups, slot = self._acquire(name)
+        try:
+            outer = self._outer_args(launcher, prepared, cgroups, slot) + tail
+            process = await procs.spawn(
+                outer, env=env, cwd="/", pipes_aside=True, extra_fds=extra_fds
+            )
+        except BaseException as exc:
+            self._release(cgroups, slot)
+            if isinstance(exc, OSError):
+                raise SandboxError(f"cannot start {name}: {exc.strerror or exc}") from exc
+            raise
+        return process, cgroups, slot
+
+    def _acquire(self, name: str) -> tuple[BotCgroups | None, int | None]:
+        """A bot's slot uid (as root) and its cgroups (at the cgroups layer)."""
         try:
             slot = procs.acquire_slot() if self.use_slot_uids else None
         except (RuntimeError, OSError) as exc:
             raise SandboxError(f"cannot start {name}: {exc}") from exc
         cgroups: BotCgroups | None = None
-        try:
-            outer = [str(launcher)]
-            if self.layer == "cgroups":
-                assert self.hierarchy is not None
-                lim = self.limits
+        if self.layer == "cgroups":
+            assert self.hierarchy is not None
+            lim = self.limits
+            try:
                 cgroups = BotCgroups(
-                    self.hierarchy,
-                    CgroupLimits(lim.memory_mb * MB, lim.pids, lim.cpu_cores),
+                    self.hierarchy, CgroupLimits(lim.memory_mb * MB, lim.pids, lim.cpu_cores)
                 )
-                clone_into = self.hierarchy.clone_into
-                for directory in cgroups.dirs:
-                    entered_by_clone = clone_into and directory == cgroups.v2
+            except BaseException as exc:
+                self._release(None, slot)
+                if isinstance(exc, OSError):
+                    raise SandboxError(f"cannot start {name}: {exc.strerror or exc}") from exc
+                raise
+        return cgroups, slot
+
+    def _release(self, cgroups: BotCgroups | None, slot: int | None) -> None:
+        if cgroups is not None:
+            cgroups.release()
+        if slot is not None:
+            procs.release_slot(slot)
+
+    def _outer_args(
+        self,
+        launcher: Path,
+        prepared: _Prepared | None,
+        cgroups: BotCgroups | None,
+        slot: int | None,
+        *,
+        born_in_v2: bool = False,
+    ) -> list[str]:
+        """The launcher's options for a namespaced bot (all but the program); with
+        ``born_in_v2`` its first process starts in the v2 cgroup already (the fork server's)."""
+        outer = [str(launcher)]
+        if cgroups is not None:
+            assert self.hierarchy is not None
+            clone_into = self.hierarchy.clone_into
+            for directory in cgroups.dirs:
+                entered_by_clone = clone_into and directory == cgroups.v2
+                if not (entered_by_clone and born_in_v2):
                     outer += ["-G" if entered_by_clone else "-g", str(directory)]
-            outer += self._rlimits(prepared, cgroups is not None)
-            if slot is not None:
-                uid = procs.SLOT_UID_BASE + slot
-                outer += ["-u", f"{uid}:{uid}"]
-                # Per uid, so it bounds this bot alone (pid 1 counts too).
-                outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
-            outer += ["-p", str(os.getpid())]
-            if prepared is None:
-                outer += self._tree_args([], None, warm=True)
-            else:
-                outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
-            outer += [
-                "-n",
-                "-L",
-                "-w",
-                "/tmp",
-                "-w",
-                "/dev/shm",
-                "-S",
-                "-i",
-                f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
-            ]
-            outer += tail
-            process = await procs.spawn(
-                outer, env=env, cwd="/", pipes_aside=True, extra_fds=extra_fds
-            )
-        except BaseException as exc:
-            if cgroups is not None:
-                cgroups.release()
-            if slot is not None:
-                procs.release_slot(slot)
-            if isinstance(exc, OSError):
-                raise SandboxError(f"cannot start {name}: {exc.strerror or exc}") from exc
-            raise
-        return process, cgroups, slot
+        outer += self._rlimits(prepared, cgroups is not None)
+        if slot is not None:
+            uid = procs.SLOT_UID_BASE + slot
+            outer += ["-u", f"{uid}:{uid}"]
+            # Per uid, so it bounds this bot alone (pid 1 counts too).
+            outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
+        outer += ["-p", str(os.getpid())]
+        if prepared is None:
+            outer += self._tree_args([], None, warm=True)
+        else:
+            outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
+        outer += [
+            "-n",
+            "-L",
+            "-w",
+            "/tmp",
+            "-w",
+            "/dev/shm",
+            "-S",
+            "-i",
+            f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
+        ]
+        return outer
+
+
+@dataclass
+class _ForkSlot:
+    """A run's fork server of one kind: how many starts asked, how many were spawned."""
+
+    server: ForkServer | None = None
+    starts: int = 0
+    spawned: int = 0
+
+
+async def _end_with_run(server: ForkServer) -> None:
+    try:
+        await trio.sleep_forever()
+    finally:
+        server.close()
 
 
 @dataclass

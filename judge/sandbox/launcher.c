@@ -42,6 +42,13 @@
  * continue it. When the bot ends, the rest of its tree is killed and the launcher exits
  * the way the bot did.
  *
+ * -DLAUNCHER_LIBRARY builds the same steps as a shared object for the fork server
+ * (judge/sandbox/forkserver.py, bots/forkserver.py): launcher_fork_child() reads the
+ * launcher's options (no program, no -s, no -W) from a pipe and, where the launcher would
+ * exec the bot, returns in the bot's own process; the relays and pid 1 above it never
+ * return (they exit as they do here). launcher_clone_parent() forks a child of the
+ * caller's parent, optionally straight into a v2 cgroup.
+ *
  * RES is one of cpu fsize nofile core as nproc; a value of -1 means unlimited.
  * Exit status 127 with a "launcher:" line on stderr means the bot never started.
  */
@@ -1015,6 +1022,14 @@ static void close_others(int keep) {
         if (fd != keep) close_(fd);
 }
 
+/* Closes every descriptor from `first` on. */
+__attribute__((unused)) static void close_from(int first) {
+#ifdef __NR_close_range
+    if (sc3(__NR_close_range, (unsigned)first, ~0U, 0U) == 0) return;
+#endif
+    for (int fd = first; fd < 1024; fd++) close_(fd);
+}
+
 /* pid 1 of the bot's pid namespace: reaps what is orphaned inside, and ends with the bot
  * (its exit takes every process left in the namespace with it). The bot's wait status goes
  * to the relay first: tearing the namespaces down can take tens of ms (RCU grace periods),
@@ -1143,7 +1158,11 @@ static int launcher_main(int argc, char **argv) {
         }
     }
     if (tree.go_fd >= 0 && !want_namespaces) die_err("usage", "-W without -N", EINVAL);
+#ifdef LAUNCHER_LIBRARY
+    if (want_subreaper || tree.go_fd >= 0) die_err("usage", "-s or -W in the library", EINVAL);
+#else
     if (i >= argc && tree.go_fd < 0) die_err("usage", "no program", EINVAL);
+#endif
     char **program = argv + i;
     if (v2_cgroup) {
         /* The relay left behind watches for the judge's death in our place. */
@@ -1187,9 +1206,18 @@ static int launcher_main(int argc, char **argv) {
     if (chdir_to) CHECK(sc1(__NR_chdir, chdir_to), "chdir", chdir_to);
     if (want_landlock) install_landlock(writable, n_writable);
     if (want_seccomp) install_seccomp();
+#ifdef LAUNCHER_LIBRARY
+    (void)program;
+    (void)supervise;
+    /* What an exec would have closed (the status pipe to pid 1 is close-on-exec): a bot
+     * holding it could tell the relay it ended while it runs on. */
+    close_from(3);
+    return 0; /* the bot's process: the caller loads the bot's code */
+#else
     if (want_subreaper) supervise(program);
     exec_program(program);
     return 127;
+#endif
 }
 
 #ifdef LAUNCHER_NOLIBC
@@ -1198,6 +1226,67 @@ __attribute__((used, noreturn)) void launcher_start(long *stack) {
     char **argv = (char **)(stack + 1);
     environ_ = argv + argc + 1;
     exit_now(launcher_main(argc, argv));
+}
+#elif defined(LAUNCHER_LIBRARY)
+#define EXPORT __attribute__((visibility("default")))
+
+/* A child of the caller's parent (the judge, the fork server's parent): the judge waits for
+ * it and gets its exit status as with a cold start. With cgroup_fd >= 0 it is born in that
+ * v2 cgroup (CLONE_INTO_CGROUP), so it needs no relay outside. -errno on failure. */
+EXPORT long launcher_clone_parent(int cgroup_fd) {
+    if (cgroup_fd < 0) return sc5(__NR_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+    struct clone3_args args = {0};
+    args.flags = CLONE_PARENT | CLONE_INTO_CGROUP;
+    args.exit_signal = 0; /* CLONE_PARENT: the fork server's own (SIGCHLD) applies */
+    args.cgroup = (__u64)cgroup_fd;
+    return sc2(__NR_clone3, &args, sizeof args);
+}
+
+/* In the child: the bot's pipes at in_fd/out_fd/err_fd, the start's words on words_fd (the
+ * launcher's option count, its options, then the rest, NUL-separated). Puts stderr on 2,
+ * stdin/stdout on 3/4 (the options say -i 3:4), closes every other descriptor, reads the
+ * words, takes the launcher's steps and returns in the bot's process only: *rest then points
+ * at the rest of the words (the program's and its environment), the result is its length. */
+static char fork_words[GO_MAX];
+static char *fork_argv[GO_WORDS + 2];
+
+EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd, char **rest) {
+    struct kernel_sigaction dfl = {0, 0, 0, 0};
+    sc4(__NR_rt_sigaction, SIGINT, &dfl, 0, SIG_SIZE); /* the relays and pid 1: as exec'd */
+    CHECK(dup_onto(err_fd, 2), "dup2", 0);
+    long moved[3] = {in_fd, out_fd, words_fd};
+    for (int k = 0; k < 3; k++) {
+        moved[k] = sc3(__NR_fcntl, moved[k], 0 /* F_DUPFD */, 16);
+        if (moved[k] < 0) die_err("fcntl", 0, moved[k]);
+    }
+    for (int k = 0; k < 3; k++) CHECK(dup_onto((int)moved[k], 3 + k), "dup2", 0);
+    close_from(6);
+    unsigned long got = 0;
+    for (;;) {
+        if (got >= GO_MAX - 1) die_err("fork server", "words", E2BIG);
+        long n = sc3(__NR_read, 5, fork_words + got, GO_MAX - 1 - got);
+        if (n == -EINTR) continue;
+        if (n < 0) die_err("fork server", "read", n);
+        if (n == 0) break;
+        got += (unsigned long)n;
+    }
+    close_(5);
+    if (got == 0) exit_now(127); /* the judge gave up on this start */
+    fork_words[got] = 0;
+    sc0(__NR_setsid);
+    unsigned long long count;
+    if (!parse_u64(fork_words, 0, &count, 0) || count == 0 || count > GO_WORDS)
+        die_err("fork server", "options", EINVAL);
+    unsigned long at = strlen(fork_words) + 1;
+    for (unsigned long k = 0; k < count; k++) {
+        if (at >= got) die_err("fork server", "options", EINVAL);
+        fork_argv[k] = fork_words + at;
+        at += strlen(fork_words + at) + 1;
+    }
+    fork_argv[count] = 0;
+    if (launcher_main((int)count, fork_argv) != 0) exit_now(127);
+    *rest = fork_words + at;
+    return at < got ? (long)(got - at) : 0;
 }
 #else
 int main(int argc, char **argv, char **envp) {

@@ -8,12 +8,22 @@ import threading
 from pathlib import Path
 
 from judge.sandbox.base import SandboxError
-from judge.sandbox.launcher_build import BUILDS, NOLIBC, PACKAGED_DIR, SOURCE, binary_name, build
+from judge.sandbox.launcher_build import (
+    BUILDS,
+    NOLIBC,
+    PACKAGED_DIR,
+    SOURCE,
+    binary_name,
+    build,
+    build_library,
+    library_name,
+)
 
-__all__ = ["BUILDS", "NOLIBC", "SOURCE", "cache_dir", "launcher_binary"]
+__all__ = ["BUILDS", "NOLIBC", "SOURCE", "cache_dir", "launcher_binary", "launcher_library"]
 
 _build_lock = threading.Lock()
 _built: Path | None = None
+_library: tuple[Path | None, str] | None = None
 
 
 def cache_dir() -> Path:
@@ -42,3 +52,21 @@ def launcher_binary() -> Path:
                 raise SandboxError(problem)
         _built = target
         return target
+
+
+def launcher_library() -> Path | None:
+    """The launcher built as a shared object for the fork server (the install's, else one
+    built now), or None if it cannot be had: bots then start as without a fork server."""
+    global _library
+    if _library is not None and (_library[0] is None or _library[0].exists()):
+        return _library[0]
+    with _build_lock:
+        name = library_name()
+        packaged = PACKAGED_DIR / name
+        if packaged.is_file():
+            _library = (packaged, "")
+            return packaged
+        target = cache_dir() / name
+        problem = None if target.exists() else build_library(target)
+        _library = (None, problem) if problem is not None else (target, "")
+        return _library[0]

@@ -8,6 +8,7 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 SOURCE = Path(__file__).with_name("launcher.c")
@@ -26,12 +27,65 @@ NOLIBC = (
     "-DLAUNCHER_NOLIBC",
 )
 BUILDS = (NOLIBC, ("-O2", "-static"), ("-O2",))
+# The fork server's shared object (the same steps, returning in the bot's process): with libc.
+LIBRARY = ("-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-DLAUNCHER_LIBRARY")
+LIBRARY_SYMBOLS = ("launcher_fork_child", "launcher_clone_parent")
 
 
 def binary_name() -> str:
     """launcher-<hash of the source, the flags and the machine>: a stale build is never used."""
     flavour = repr(BUILDS).encode() + platform.machine().encode()
     return "launcher-" + hashlib.sha256(SOURCE.read_bytes() + flavour).hexdigest()[:16]
+
+
+def library_name() -> str:
+    """liblauncher-<hash of the source, the flags and the machine>.so"""
+    flavour = repr(LIBRARY).encode() + platform.machine().encode()
+    return "liblauncher-" + hashlib.sha256(SOURCE.read_bytes() + flavour).hexdigest()[:16] + ".so"
+
+
+def _loads(library: Path) -> bool:
+    """The shared object loads here and has its entries (checked in a child process: a
+    library that cannot load must not take the caller down)."""
+    names = ", ".join(repr(name) for name in LIBRARY_SYMBOLS)
+    check = (
+        "import ctypes, sys; lib = ctypes.PyDLL(sys.argv[1]); "
+        f"[getattr(lib, n) for n in ({names},)]"
+    )
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-S", "-s", "-c", check, str(library)],
+            capture_output=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def build_library(target: Path) -> str | None:
+    """Compile the fork server's shared object to ``target``; None on success."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return "the fork server's library needs a C compiler (cc)"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        proc = subprocess.run(
+            [cc, *LIBRARY, "-o", str(partial), str(SOURCE)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"building the fork server's library failed: {exc}"
+    if proc.returncode == 0 and _loads(partial):
+        partial.chmod(0o755)
+        os.replace(partial, target)
+        return None
+    partial.unlink(missing_ok=True)
+    return f"building the fork server's library failed:\n{proc.stderr.strip()}"
 
 
 def _runs(binary: Path) -> bool:

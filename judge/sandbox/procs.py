@@ -29,6 +29,7 @@ SLOT_COUNT = 1000
 # Held while a spawn registers its pid and while orphans are scanned, so a fresh
 # spawn is never mistaken for an adopted orphan.
 _lock = threading.Lock()
+lock = _lock  # for the fork server (forkserver.py), which registers the bots it hands over
 _spawned: set[int] = set()
 # Session ids of bots started by this process (each bot starts a new session).
 _bot_sessions: set[int] = set()
@@ -115,6 +116,13 @@ async def spawn(
     streams = (trio.lowlevel.FdStream(fd) for fd in (stdin_w, stdout_r, stderr_r))
     # trio has no public constructor for a Process around a Popen made elsewhere.
     return trio.Process._create(popen, *streams)
+
+
+def register_spawned_locked(pid: int) -> None:
+    """A child of the judge made elsewhere (the fork server), in a session of its own;
+    the caller holds ``lock`` since before the child existed for the judge."""
+    _spawned.add(pid)
+    _bot_sessions.add(pid)
 
 
 def forget(pid: int) -> None:

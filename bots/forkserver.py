@@ -1,0 +1,112 @@
+"""The fork server (judge/sandbox/forkserver.py): one Python interpreter, started by the judge
+outside every sandbox, that has imported what Python bots import and forks a child per bot.
+
+    python -S -s forkserver.py LIBRARY JUDGE_PID SOCKET_FD MODE
+
+MODE says what is imported ahead: "stdlib" (what any Python bot starts with), "bots" (and
+bots/botlib.py), "games" (and every game's built-in bots). It never reads anything of a bot.
+Per start it gets, on the socket, only descriptors: the bot's stdin (read end), stdout and
+stderr (write ends), a pipe the judge writes the start's words to, and at the cgroups layer
+the bot's v2 cgroup. It forks a child of the judge (launcher_clone_parent, into that cgroup)
+and answers with its pid. The child alone reads the words (the launcher's options, the
+program's words, its environment) and takes the launcher's steps in the launcher's own code
+(launcher_fork_child: cgroups, rlimits, fresh namespaces, the bot's file system, its uid,
+no_new_privs, Landlock, seccomp); in the bot's process that call returns in, it runs the
+script as ``python -S -s SCRIPT ARGS`` would (bots/warm.py).
+"""
+
+import ctypes
+import gc
+import importlib
+import os
+import random
+import signal
+import socket
+import struct
+import sys
+
+import warm
+
+PR_SET_PDEATHSIG = 1
+
+
+def _preimport(mode: str) -> None:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path[0] = root
+    if mode in ("bots", "games"):
+        importlib.import_module("bots.botlib")
+    if mode == "games":
+        games = os.path.join(root, "games")
+        for name in sorted(os.listdir(games)):
+            if os.path.exists(os.path.join(games, name, "bots.py")):
+                importlib.import_module(f"games.{name}.bots")
+
+
+def _child(
+    server: socket.socket, fds: list[int], library: ctypes.PyDLL
+) -> tuple[list[bytes], list[bytes]]:
+    """In the forked child: becomes the launcher; returns in the bot's process only."""
+    server.detach()  # closed in C below; the object must not close the number again
+    rest = ctypes.c_char_p()
+    size = library.launcher_fork_child(*fds[:4], ctypes.byref(rest))
+    words = ctypes.string_at(rest, size).split(b"\0")
+    # The bot's own process, in its sandbox: nothing of the fork server's to keep.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    random.seed()  # never the state another bot was forked with
+    sys.path_importer_cache.clear()
+    sys.modules.pop("warm", None)
+    program = int(words[0])
+    return words[1 : 1 + program], words[1 + program :]
+
+
+def serve() -> tuple[list[bytes], list[bytes]]:
+    """Forks a child per start; returns only in a bot's process (its program and env)."""
+    library_path, mode = sys.argv[1], sys.argv[4]
+    judge, server_fd = int(sys.argv[2]), int(sys.argv[3])
+    library = ctypes.PyDLL(library_path)  # PyDLL: the GIL stays held around the fork
+    library.launcher_clone_parent.restype = ctypes.c_long
+    library.launcher_fork_child.restype = ctypes.c_long
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != judge:
+        os._exit(0)  # the judge is gone already
+    server = socket.socket(fileno=server_fd)
+    _preimport(mode)
+    # Ready, and the top-level modules now imported (a script whose directory holds one of
+    # those names is started otherwise: it would import its own).
+    names = {name.split(".")[0] for name in sys.modules} - {"__main__", "warm"}
+    server.sendall(b"R" + b"\0".join(sorted(os.fsencode(name) for name in names)))
+    # What is imported now is never collected: a bot's collections then do not walk (and
+    # copy, page by page) the memory it shares with the fork server.
+    gc.collect()
+    gc.freeze()
+    pythonapi = ctypes.pythonapi
+    size = socket.CMSG_SPACE(5 * struct.calcsize("i"))
+    while True:
+        try:
+            data, ancillary, _flags, _ = server.recvmsg(1, size)
+        except InterruptedError:
+            continue
+        if not data:
+            os._exit(0)  # the judge closed its end
+        fds: list[int] = []
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += struct.unpack(f"{len(payload) // 4}i", payload[: len(payload) // 4 * 4])
+        pid = -1
+        if len(fds) in (4, 5):
+            pythonapi.PyOS_BeforeFork()
+            pid = library.launcher_clone_parent(fds[4] if len(fds) == 5 else -1)
+            if pid == 0:
+                pythonapi.PyOS_AfterFork_Child()
+                return _child(server, fds, library)
+            pythonapi.PyOS_AfterFork_Parent()
+        for fd in fds:
+            os.close(fd)
+        server.sendall(struct.pack("i", pid if pid > 0 else -1))
+
+
+if __name__ == "__main__":
+    # At the top level, as a script runs: its exceptions, exit code and atexit as usual.
+    _program, _environment = serve()
+    warm.run_script(_program, _environment)

@@ -1,0 +1,185 @@
+"""The fork server (judge/sandbox/forkserver.py, bots/forkserver.py): a forked Python bot is
+in namespaces, a cgroup and a uid of its own, fresh for each bot and none of them the fork
+server's; it holds nothing of the fork server's (descriptors, random state); and a fork
+server that dies is replaced, its starts going on without it meanwhile. Real processes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from judge.models import BotSpec
+from judge.sandbox import procs
+from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
+from judge.sandbox.isolated import IsolatedSandbox, NamespacedProcess
+from judge.sandbox.launcher import launcher_library
+from judge.sandbox.probe import probe
+
+NAMESPACES = ("pid", "mnt", "net", "ipc", "uts", "user", "cgroup")
+
+BOT = r"""
+import json, os, random, sys
+def is_open(fd):
+    try:
+        os.fstat(fd)  # (listing /proc/self/fd would open descriptors of its own)
+    except OSError:
+        return False
+    return True
+fds = [fd for fd in range(4096) if is_open(fd)]
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+print(json.dumps({
+    "ns": {name: os.readlink(f"/proc/self/ns/{name}") for name in sys.argv[1].split(",")},
+    "uid": os.getuid(),
+    "fds": fds,
+    "links": [os.readlink(f"/proc/self/fd/{fd}") for fd in fds],
+    "seccomp": status["Seccomp"].strip(),
+    "nnp": status["NoNewPrivs"].strip(),
+    "random": random.random(),
+    "argv": sys.argv,
+    "env": dict(os.environ),
+    "main": __name__,
+    "cwd": os.getcwd(),
+}), flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.fixture(params=["namespaces", "cgroups"])
+def layer(request: pytest.FixtureRequest) -> str:
+    if not probe().available.get(request.param):
+        pytest.skip(f"{request.param} unavailable: {probe().reasons[request.param]}")
+    if launcher_library() is None:
+        pytest.skip("the fork server's library cannot be built here (no cc)")
+    return str(request.param)
+
+
+def _bot(tmp_path: Path, name: str) -> BotSpec:
+    box = tmp_path / "box"
+    box.mkdir(exist_ok=True)
+    (box / "bot.py").write_text(BOT)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    return BotSpec(
+        name=name,
+        argv=(sys.executable, "-S", "-s", str(box / "bot.py"), ",".join(NAMESPACES)),
+        cwd=box,
+        box=box,
+        env={"WHO": name},
+    )
+
+
+async def _report(proc: BotProcess) -> dict[str, object]:
+    stdout = proc.process.stdout
+    assert stdout is not None
+    data = b""
+    with trio.fail_after(30):
+        while not data.endswith(b"\n"):
+            chunk = await stdout.receive_some(65536)
+            assert chunk, "the bot ended without a report"
+            data += chunk
+    return dict(json.loads(data))
+
+
+def _host_cgroups(proc: BotProcess) -> str:
+    """The cgroups of the bot's own process (the deepest of its tree), from outside."""
+    pids = procs.descendants(proc.process.pid)
+    return _read(f"/proc/{max(pids)}/cgroup")
+
+
+def _read(path: str) -> str:
+    with open(path) as handle:
+        return handle.read()
+
+
+def _started(proc: BotProcess) -> str:
+    assert isinstance(proc, NamespacedProcess)
+    return proc.started
+
+
+async def _until_forked(sandbox: IsolatedSandbox, bot: BotSpec) -> None:
+    with trio.fail_after(30):
+        for seed in range(1000):
+            proc = await sandbox.start(bot, seed=seed)
+            await _report(proc)
+            await proc.kill()
+            if _started(proc) == "forked":
+                return
+            await trio.sleep(0.05)
+
+
+def _sandbox(layer: str) -> IsolatedSandbox:
+    return IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=4, fork_server=True)
+
+
+async def test_forked_bots_are_in_fresh_sandboxes_of_their_own(tmp_path: Path, layer: str) -> None:
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, _bot(tmp_path, "warmup"))
+    (server,) = sandbox.fork_server_pids()
+    first = await sandbox.start(_bot(tmp_path, "first"), seed=1)
+    second = await sandbox.start(_bot(tmp_path, "second"), seed=2)
+    assert _started(first) == _started(second) == "forked"
+    seen = [await _report(first), await _report(second)]
+    server_ns = {name: os.readlink(f"/proc/{server}/ns/{name}") for name in NAMESPACES}
+    for name in NAMESPACES:  # at once: none shared with each other or with the fork server
+        ids = [report["ns"][name] for report in seen]  # type: ignore[index]
+        assert len({*ids, server_ns[name]}) == 3, (name, ids, server_ns[name])
+    if layer == "cgroups":  # as the host sees them (inside, each its own cgroup namespace)
+        groups = [_host_cgroups(proc) for proc in (first, second)]
+        server_groups = _read(f"/proc/{server}/cgroup")
+        assert len({*groups, server_groups}) == 3, groups
+    if os.geteuid() == 0:  # a slot uid each, never the fork server's (root)
+        assert seen[0]["uid"] != seen[1]["uid"]
+        assert 0 not in (seen[0]["uid"], seen[1]["uid"])
+    for report, name, seed in zip(seen, ("first", "second"), (1, 2), strict=True):
+        assert report["fds"] == [0, 1, 2]  # nothing of the fork server's descriptors
+        assert report["seccomp"] == "2" and report["nnp"] == "1"
+        assert report["main"] == "__main__"
+        assert report["argv"] == [str(tmp_path / "box" / "bot.py"), ",".join(NAMESPACES)]
+        assert report["cwd"] == str(tmp_path / "box")
+        bot = _bot(tmp_path, name)
+        assert report["env"] == minimal_env(bot, seed=seed, home=Path("/tmp"))
+    assert seen[0]["random"] != seen[1]["random"]  # each reseeded, not the server's state
+    for proc in (first, second):
+        await proc.kill()
+
+
+async def test_a_killed_fork_server_is_replaced_and_starts_go_on(
+    tmp_path: Path, layer: str
+) -> None:
+    sandbox = _sandbox(layer)
+    bot = _bot(tmp_path, "bot")
+    await _until_forked(sandbox, bot)
+    (server,) = sandbox.fork_server_pids()
+    os.kill(server, signal.SIGKILL)
+    await trio.sleep(0.1)
+    proc = await sandbox.start(bot, seed=3)  # not forked: started another way, and answers
+    assert _started(proc) != "forked"
+    assert (await _report(proc))["env"] == minimal_env(bot, seed=3, home=Path("/tmp"))
+    await proc.kill()
+    await _until_forked(sandbox, bot)  # a new one
+    assert sandbox.fork_server_pids() and server not in sandbox.fork_server_pids()
+
+
+async def test_a_stopped_fork_server_is_given_up(tmp_path: Path, layer: str) -> None:
+    """A fork server that does not answer (here: stopped) costs a start its answer time,
+    then the start goes on without it."""
+    sandbox = _sandbox(layer)
+    bot = _bot(tmp_path, "bot")
+    await _until_forked(sandbox, bot)
+    (server,) = sandbox.fork_server_pids()
+    os.kill(server, signal.SIGSTOP)
+    try:
+        proc = await sandbox.start(bot, seed=4)
+        assert _started(proc) != "forked"
+        await _report(proc)
+        await proc.kill()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server, signal.SIGCONT)
