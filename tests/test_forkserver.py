@@ -38,7 +38,6 @@ print(json.dumps({
     "ns": {name: os.readlink(f"/proc/self/ns/{name}") for name in sys.argv[1].split(",")},
     "uid": os.getuid(),
     "fds": fds,
-    "links": [os.readlink(f"/proc/self/fd/{fd}") for fd in fds],
     "seccomp": status["Seccomp"].strip(),
     "nnp": status["NoNewPrivs"].strip(),
     "random": random.random(),
@@ -183,3 +182,25 @@ async def test_a_stopped_fork_server_is_given_up(tmp_path: Path, layer: str) -> 
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(server, signal.SIGCONT)
+
+
+async def test_a_script_beside_a_module_the_server_imported_is_not_forked(
+    tmp_path: Path, layer: str
+) -> None:
+    """`random` is imported by the fork server; a bot with its own random.py beside its script
+    imports that one when started cold, and so must it here."""
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, _bot(tmp_path, "warmup"))
+    box = tmp_path / "shadow"
+    box.mkdir()
+    (box / "random.py").write_text("OWN = True\n")
+    (box / "bot.py").write_text(
+        "import json, random\nprint(json.dumps({'own': getattr(random, 'OWN', False)}))\ninput()\n"
+    )
+    for path in (box, box / "random.py", box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(name="shadow", argv=(sys.executable, "-S", "-s", "bot.py"), cwd=box, box=box)
+    proc = await sandbox.start(bot, seed=5)
+    assert _started(proc) != "forked"
+    assert (await _report(proc)) == {"own": True}
+    await proc.kill()

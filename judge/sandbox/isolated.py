@@ -657,13 +657,16 @@ class IsolatedSandbox(Sandbox):
             return None  # it imports meanwhile
         return server if server.is_ready() else None
 
-    def _may_fork(self, server: ForkServer, prepared: _Prepared) -> bool:
+    def _may_fork(self, server: ForkServer, bot: BotSpec, prepared: _Prepared) -> bool:
         """The script's directory (its sys.path[0]) holds no module named like one the fork
         server imported ahead: a cold start would import the bot's own."""
         if prepared.script_names is None:
+            script = Path(bot.argv[3])
+            if not script.is_absolute():
+                script = (prepared.cwd or Path("/tmp")) / script
             names: set[str] = set()
             with contextlib.suppress(OSError):
-                names = {entry.split(".")[0] for entry in os.listdir(prepared.program.parent)}
+                names = {entry.split(".")[0] for entry in os.listdir(script.parent)}
             prepared.script_names = frozenset(names)
         return not (prepared.script_names & server.modules)
 
@@ -672,7 +675,7 @@ class IsolatedSandbox(Sandbox):
     ) -> BotProcess | None:
         mode = self._fork_mode(bot, prepared)
         server = self._fork_server(mode) if mode is not None else None
-        if server is None or mode is None or not self._may_fork(server, prepared):
+        if server is None or mode is None or not self._may_fork(server, bot, prepared):
             return None
         cgroups, slot = self._acquire(bot.name)
         v2_fd = -1
