@@ -179,6 +179,8 @@ async def test_dask_local_workers_run_without_the_profiler() -> None:
     async with DaskExecutor(None, local_workers=1) as executor:
         assert executor.client is not None
         answers = await trio.to_thread.run_sync(executor.client.run, settings)
+        # Its scheduler runs in this process: the client talks to it in-process.
+        assert executor.client.scheduler.address.startswith("inproc://")
     assert list(answers.values()) == [(False, "1s")]
 
 

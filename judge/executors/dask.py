@@ -199,8 +199,22 @@ class DaskExecutor(Executor):
                     scheduler_port=0,
                     silence_logs=40,
                     env=env,
+                    # The scheduler runs in this process: it listens in-process as well as
+                    # on TCP (for the workers), and our client talks to it in-process, so
+                    # the messages of every match (submit, its events, its end, release)
+                    # skip serializing and the loopback socket on both sides.
+                    scheduler_kwargs={
+                        "protocol": ["tcp://", "inproc://"],
+                        "host": ["127.0.0.1", None],
+                        "port": [0, None],
+                    },
                 )
-            self.client = Client(self.cluster)  # type: ignore[no-untyped-call]
+            here = [
+                listener.contact_address
+                for listener in self.cluster.scheduler.listeners
+                if listener.contact_address.startswith("inproc://")
+            ]
+            self.client = Client(here[0])  # type: ignore[no-untyped-call]
         else:
             try:
                 self.client = Client(  # type: ignore[no-untyped-call]
