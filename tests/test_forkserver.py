@@ -204,3 +204,59 @@ async def test_a_script_beside_a_module_the_server_imported_is_not_forked(
     assert _started(proc) != "forked"
     assert (await _report(proc)) == {"own": True}
     await proc.kill()
+
+
+ENDING = r"""
+import atexit, sys, threading, time
+how = sys.argv[1]
+atexit.register(lambda: print("atexit ran"))
+def late():
+    time.sleep(0.2)
+    print("thread done")
+threading.Thread(target=late).start()  # not a daemon: the bot ends after it
+print("unflushed", end="")  # flushed at the end, as by the interpreter
+if how == "code":
+    sys.exit(3)
+if how == "message":
+    sys.exit("bye")
+if how == "raise":
+    raise ValueError("boom")
+"""
+
+
+@pytest.mark.parametrize("forked", [True, False])
+@pytest.mark.parametrize(
+    ("how", "status", "stderr"),
+    [("code", 3, ""), ("message", 1, "bye"), ("raise", 1, "ValueError: boom"), ("end", 0, "")],
+)
+async def test_a_forked_bot_ends_as_the_interpreter_would(
+    tmp_path: Path, layer: str, how: str, status: int, stderr: str, forked: bool
+) -> None:
+    """A forked bot ends without freeing the fork server's objects, but as a cold one
+    otherwise (the same expectations, cold): exit status, message or traceback, atexit,
+    threads, flushed stdout."""
+    if forked:
+        sandbox = _sandbox(layer)
+        await _until_forked(sandbox, _bot(tmp_path, "warmup"))
+    else:
+        sandbox = IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0)
+    box = tmp_path / "ending"
+    box.mkdir()
+    (box / "bot.py").write_text(ENDING)
+    for path in (box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(name="end", argv=(sys.executable, "-S", "-s", "bot.py", how), cwd=box, box=box)
+    proc = await sandbox.start(bot, seed=6)
+    assert _started(proc) == ("forked" if forked else "cold")
+    out, err = b"", b""
+    with trio.fail_after(30):
+        assert proc.process.stdout is not None and proc.process.stderr is not None
+        while chunk := await proc.process.stdout.receive_some():
+            out += chunk
+        while chunk := await proc.process.stderr.receive_some():
+            err += chunk
+        await proc.process.wait()
+    assert out.decode() == "unflushedthread done\natexit ran\n"
+    assert stderr in err.decode()
+    assert proc.process.returncode == status
+    await proc.kill()
