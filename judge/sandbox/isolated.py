@@ -12,6 +12,7 @@ Process chain per bot (the launcher is judge/sandbox/launcher.c; no other progra
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import os
 import re
 import shutil
@@ -664,10 +665,7 @@ class IsolatedSandbox(Sandbox):
             script = Path(bot.argv[3])
             if not script.is_absolute():
                 script = (prepared.cwd or Path("/tmp")) / script
-            names: set[str] = set()
-            with contextlib.suppress(OSError):
-                names = {entry.split(".")[0] for entry in os.listdir(script.parent)}
-            prepared.script_names = frozenset(names)
+            prepared.script_names = frozenset(_module_names(script.parent))
         return not (prepared.script_names & server.modules)
 
     async def _start_forked(
@@ -895,6 +893,21 @@ class _WarmPool:
         if self.starts > WARM_AFTER:
             self.target = min(self.size, self.target + 1)
         return None
+
+
+def _module_names(directory: Path) -> set[str]:
+    """What ``import NAME`` could find in ``directory``: modules by their suffixes, and
+    (erring on the side of a cold start) every subdirectory."""
+    suffixes = importlib.machinery.all_suffixes()
+    names = set()
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                names.add(entry.name)
+            for suffix in suffixes:
+                if entry.name.endswith(suffix):
+                    names.add(entry.name[: -len(suffix)])
+    return names
 
 
 _system_cache: list[str] | None = None
