@@ -228,7 +228,9 @@ class Roshambolo(GameState):
                 self.owed[seat] = certain
                 messages[seat] = [f"N {certain}", request]
             else:
-                messages[seat] = [*self._news(seat), request]
+                lines = self._news(seat)  # (a fresh list: the message)
+                lines.append(request)
+                messages[seat] = lines
         return messages
 
     def parse_order(self, seat: int, lines: list[str]) -> str:
