@@ -67,10 +67,9 @@ COLOCATED_PATIENCE = 0.005
 COLOCATED_WAITS = 32
 COLOCATED_SLOW_WAIT = 0.001
 # Spread bots are gathered on one core again this many turns later (the wait may have been
-# a passing load or one long think), twice as many after each spreading up to
-# REGATHER_AFTER_MAX: a long match must not end up spread for most of its turns.
+# a passing load or one long think). Always as many: a spread turn of short answers costs
+# several co-located ones, and a regathering that was too early costs one patience.
 REGATHER_AFTER = 1000
-REGATHER_AFTER_MAX = 8000
 # While matches run, the cyclic GC's youngest generation is collected after this many
 # allocations instead of 700: a turn allocates a few short-lived containers, and at 700 the
 # collections cost ~8 % of the judge's per-turn Python (a roshambolo turn: 3.4 -> 3.2 us).
@@ -395,12 +394,11 @@ class Match:
         self.yield_after_send = batch_scheduled
         # Co-location: once every bot has answered, the judge thread and every bot run on one
         # core (see ``colocate``), until an answer keeps the judge waiting long or waits come
-        # often; gathered again REGATHER_AFTER turns later (then twice as many).
+        # often; gathered again REGATHER_AFTER turns later.
         self.colocate_after = 1 if colocate else -1
         self.cpu_claim: CpuClaim | None = None
         self.spread_cpus: set[int] = set()
         self.colocated_waits = 0  # turns that waited long, since the last CHECKPOINT_EVERY
-        self.regather_after = REGATHER_AFTER
 
     def emit(self, line: str) -> None:
         for sink in self.sinks:
@@ -745,11 +743,9 @@ class Match:
         log.debug("co-located", cpu=claim.cpu)
 
     def spread_for_now(self) -> None:
-        """Spread the bots, and gather them again later (REGATHER_AFTER, doubling up to
-        REGATHER_AFTER_MAX)."""
+        """Spread the bots, and gather them again REGATHER_AFTER turns later."""
         self.spread()
-        self.colocate_after = self.turn + self.regather_after
-        self.regather_after = min(self.regather_after * 2, REGATHER_AFTER_MAX)
+        self.colocate_after = self.turn + REGATHER_AFTER
 
     def spread(self) -> None:
         """Back to every CPU the judge had, bots included."""
@@ -983,8 +979,7 @@ async def run_match(
     (claimed, so other judges keep off it) until an answer keeps the judge waiting more
     than ``COLOCATED_PATIENCE`` or more than ``COLOCATED_WAITS`` turns of ``CHECKPOINT_EVERY``
     wait longer than ``COLOCATED_SLOW_WAIT`` (other work on that core); then again
-    ``REGATHER_AFTER`` turns later, twice as many after each time up to
-    ``REGATHER_AFTER_MAX``. For a caller that runs this one match alone.
+    ``REGATHER_AFTER`` turns later. For a caller that runs this one match alone.
     """
     if not spec.match_id:
         spec = spec.model_copy(update={"match_id": uuid.uuid4().hex[:12]})

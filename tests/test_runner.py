@@ -250,6 +250,20 @@ async def test_spread_bots_are_gathered_again_later(monkeypatch) -> None:
 
 
 @pytest.mark.usefixtures("private_cpu_claims")
+async def test_spread_bots_are_gathered_again_as_soon_after_every_spreading(monkeypatch) -> None:
+    # Each spreading lasts REGATHER_AFTER turns, the second one too: under load a long match
+    # was spread for most of its turns once the spreadings doubled (issue 15 §2).
+    monkeypatch.setattr(runner, "REGATHER_AFTER", 2)
+    result = await run_match(rps_spec(_affinity_bot(3), _affinity_bot(7), turns=10), colocate=True)
+    everywhere = len(os.sched_getaffinity(0))
+    for player in result.players:
+        cpus = _cpus_by_turn(player.stderr)
+        # Spread while turn 3 waited, gathered once 4 were played; spread while turn 7
+        # waited, gathered again once 8 were played.
+        assert [cpus[t] for t in (2, 4, 5, 6, 8, 9, 10)] == [1, everywhere, 1, 1, everywhere, 1, 1]
+
+
+@pytest.mark.usefixtures("private_cpu_claims")
 async def test_colocated_bots_spread_when_the_judge_keeps_having_to_wait() -> None:
     # From turn 3 on one bot answers after a 2 ms sleep (less than the patience): every
     # turn waits, so at the checkpoint of turn 64 the bots are spread.
