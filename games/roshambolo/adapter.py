@@ -75,6 +75,7 @@ def shown(play: int) -> str:
 # Parsed lines kept (an observation line repeats within a game; a game has few kinds).
 LINES_KEPT = 4096
 ANSWERS = {1: b"1\n.\n", 2: b"2\n.\n", 3: b"3\n.\n"}
+SHOWN = {1: "1", 2: "2", 3: "3"}
 
 
 def observation(fields: list[str], without_game: bool) -> tuple[int, ...] | None:
@@ -136,12 +137,14 @@ def main() -> None:
                     host.answer(shown(ask_play(module, game_id, my_id, opponent_id)))
                     continue
                 answers = []
+                if offer_ahead:  # (the first play says AHEAD with it)
+                    answers.append(shown(ask_play(module, game_id, my_id, opponent_id)) + "\nAHEAD")
+                    offer_ahead = False
+                    plays -= 1
                 sent = perf_counter()
                 for _ in range(plays):
-                    answers.append(shown(ask_play(module, game_id, my_id, opponent_id)))
-                    if offer_ahead:
-                        answers[0] += "\nAHEAD"
-                        offer_ahead = False
+                    value = ask_play(module, game_id, my_id, opponent_id)
+                    answers.append(SHOWN.get(value) or shown(value))
                     if perf_counter() - sent > FLUSH_AFTER:  # a slow play keeps its deadline
                         host.answer_all(answers)
                         answers, sent = [], perf_counter()
