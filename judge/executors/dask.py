@@ -214,7 +214,8 @@ class DaskExecutor(Executor):
                 for listener in self.cluster.scheduler.listeners
                 if listener.contact_address.startswith("inproc://")
             ]
-            self.client = Client(here[0])  # type: ignore[no-untyped-call]
+            # (on the cluster's event loop, as Client(cluster) would be: one loop thread)
+            self.client = Client(here[0], loop=self.cluster.loop)  # type: ignore[no-untyped-call]
         else:
             try:
                 self.client = Client(  # type: ignore[no-untyped-call]
