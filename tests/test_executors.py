@@ -329,6 +329,32 @@ async def test_a_result_comes_back_as_an_event_or_else_is_fetched() -> None:
     assert first.summary == second.summary == "0-5"
 
 
+async def test_a_box_reaches_the_live_workers_when_one_died_meanwhile(tmp_path: Path) -> None:
+    """Dask's broadcast scatter retries a worker that died during it forever (the run hung);
+    the executor hands a box to one worker at a time and passes over a dead one."""
+    from judge.executors import artifacts
+
+    own = Cluster(tmp_path / "cluster")
+    try:
+        async with DaskExecutor(own.address) as executor:
+            client = executor.client
+            assert client is not None
+            before = await trio.to_thread.run_sync(own.worker_pids)
+            victim, survivor = sorted(before, key=lambda address: before[address])
+            os.kill(before[victim], signal.SIGKILL)
+            (tmp_path / "box").mkdir()
+            (tmp_path / "box" / "bot.txt").write_text("a box")
+            packed = artifacts.pack_box(tmp_path / "box")
+            digest = artifacts.box_hash(packed)
+            future = await trio.to_thread.run_sync(
+                executor._scatter, digest, packed, [victim, survivor]
+            )
+            holders = await trio.to_thread.run_sync(client.who_has, future)
+    finally:
+        own.stop()
+    assert list(holders[future.key]) == [survivor]
+
+
 async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
     tmp_path: Path,
 ) -> None:

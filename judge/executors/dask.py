@@ -375,9 +375,24 @@ class DaskExecutor(Executor):
             del self._boxes[digest]  # the workers drop it; its unpacked copy stays on disk
             del self._in_use[digest]
 
-    def _scatter(self, digest: str, packed: bytes) -> Any:
-        futures = self.client.scatter({f"botbox-{digest}": packed}, broadcast=True, hash=False)
-        return futures[f"botbox-{digest}"]
+    def _scatter(self, digest: str, packed: bytes, workers: list[str] | None = None) -> Any:
+        """The box onto every worker (``workers``: these), one worker at a time: Dask's own
+        broadcast (``scatter(broadcast=True)``) retries a worker that died meanwhile forever
+        (its replicate loop keeps the dead worker in its list), and the run hangs with it.
+        A worker that fails to take it is passed over: it fetches the box from another when
+        a match there needs it."""
+        key = f"botbox-{digest}"
+        if workers is None:
+            workers = list(self.client.scheduler_info(n_workers=-1)["workers"])
+        future = None
+        for address in workers:
+            try:
+                future = self.client.scatter({key: packed}, workers=[address], hash=False)[key]
+            except Exception as exc:  # gone since we listed it
+                log.warning("a worker did not take a bot box", worker=address, error=str(exc))
+        if future is None:
+            raise ExecutorError(f"no worker of the cluster took bot box {digest[:12]}")
+        return future
 
     # -- matches -------------------------------------------------------------
     async def run(self, job: MatchJob) -> MatchResult:
