@@ -4,7 +4,8 @@ Same run, executors kept open (steady state), levels interleaved:
 - throughput of 1000-turn rps matches between two C bots (each in a box of its own, so it
   travels as an artifact) through a Dask LocalCluster (one worker process per core, one match
   each) against the local executor (one judge process per core, 8 matches each, and 1 each);
-  the ratio is the engine's overhead (target >= 0.8);
+  the ratio is the engine's overhead (target >= 0.8); and the CPU per match of the caller
+  (with a LocalCluster, its scheduler too), the judge processes and the bots, from /proc;
 - dispatch: one task's round trip through the scheduler (submit to result), one at a time and
   as many at once as the cluster has slots;
 - artifact fetch: a box new to the cluster (scatter to every worker, unpack once per machine)
@@ -57,15 +58,62 @@ def jobs(bots: list[Any], matches: int, turns: int, tag: str) -> list[Any]:
     ]
 
 
+def processes_cpu() -> dict[int, tuple[float, float]]:
+    """This process and every process under it: (own CPU s, CPU s of its reaped children)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[int, tuple[int, float, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        own = (int(fields[11]) + int(fields[12])) / tick
+        reaped = (int(fields[13]) + int(fields[14])) / tick
+        found[int(entry)] = (int(fields[1]), own, reaped)
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        grew = False
+        for pid, (parent, _, _) in found.items():
+            if parent in mine and pid not in mine:
+                mine.add(pid)
+                grew = True
+    return {pid: found[pid][1:] for pid in mine}
+
+
+def cpu_per_match(
+    before: dict[int, tuple[float, float]], after: dict[int, tuple[float, float]], matches: int
+) -> dict[str, float]:
+    """ms of CPU per match: this process (the caller: with a LocalCluster, its scheduler
+    too), the judge processes under it (Dask workers, local judges) and the bots they reaped."""
+    me = os.getpid()
+    caller = judges = bots = 0.0
+    for pid, (own, reaped) in after.items():
+        own_then, reaped_then = before.get(pid, (0.0, 0.0))
+        if pid == me:
+            caller += own - own_then
+        else:
+            judges += own - own_then
+            bots += reaped - reaped_then
+    totals = {"caller": caller, "judges": judges, "bots": bots}
+    return {role: 1000 * seconds / matches for role, seconds in totals.items()}
+
+
 async def rate(
     executor: Any, bots: list[Any], matches: int, turns: int, tag: str
 ) -> dict[str, Any]:
     results: list[Any] = []
+    cpu_before = processes_cpu()
     began = time.perf_counter()
     await executor.run_many(jobs(bots, matches, turns, tag), lambda _, r: results.append(r))
     wall = time.perf_counter() - began
+    cpu = cpu_per_match(cpu_before, processes_cpu(), len(results))
     bad = sum(p.outcome != "ok" for r in results for p in r.players)
-    return {"matches_per_s": len(results) / wall, "failures": bad}
+    return {"matches_per_s": len(results) / wall, "failures": bad, "cpu_ms": cpu}
 
 
 def timed_sync(fn: Any, *args: Any) -> float:
@@ -147,7 +195,7 @@ def run(quick: bool = False) -> Report:
     quiet_logs()
     report = Report("cluster")
     cores = default_workers()
-    repeats, matches, turns, dispatch_n = (1, 4, 100, 5) if quick else (3, 48, 1000, 100)
+    repeats, matches, turns, dispatch_n = (1, 4, 100, 5) if quick else (5, 100, 1000, 100)
     bots = [boxed_c_bot("a"), boxed_c_bot("b")]
     runs: dict[str, list[dict[str, Any]]] = {"dask": [], "local x8": [], "local x1": []}
     costs: dict[str, list[float]] = {
@@ -205,6 +253,22 @@ def run(quick: bool = False) -> Report:
                 rates,
                 "/s",
                 note=f"{failures} DQ" if failures else "",
+            )
+        )
+    for name, label in (("dask", "Dask"), ("local x8", "local x 8"), ("local x1", "local x 1")):
+        parts = {
+            role: Spread.of([r["cpu_ms"][role] for r in runs[name]]).median
+            for role in ("caller", "judges", "bots")
+        }
+        total = Spread.of([sum(r["cpu_ms"].values()) for r in runs[name]])
+        report.add(
+            Row(
+                item,
+                f"CPU per match, {label}: caller + judge processes + bots",
+                total,
+                "ms",
+                note=" + ".join(f"{parts[role]:.1f}" for role in ("caller", "judges", "bots")),
+                digits=1,
             )
         )
     dask_rates = [r["matches_per_s"] for r in runs["dask"]]
