@@ -121,6 +121,8 @@ async def test_roshambolo_is_one_match_of_every_bot(tmp_path: Path) -> None:
     assert sum(s.games_won for s in result.standings) == 2 * 3  # rounds x pairs
     assert all(s.played == 4 for s in result.standings)
     assert seen[-1].done == seen[-1].total == 6
+    # Each game counts as it ends (the replay's turn lines carry its id), not all at the end.
+    assert [p.done for p in seen] == [0, 1, 2, 3, 4, 5, 6]
     assert len(files(tmp_path)) == 1
 
 

@@ -29,9 +29,11 @@ class GameCounter(MatchProgress):
         super().__init__(report, match, names)
         self.game = 0
         self.reported = 0
+        self.same_game = "0 "  # the start of the current game's turn lines
 
     def line(self, line: str) -> None:
-        if line.startswith("#"):
+        # Every turn line goes through here: the usual one (the same game) costs one test.
+        if line.startswith(self.same_game) or line.startswith("#"):
             return
         head = line.split(" ", 1)[0]
         if head.isdigit() and int(head) > self.game:
@@ -39,6 +41,7 @@ class GameCounter(MatchProgress):
                 self.report(int(head) - self.game, f"game {self.game} done")
                 self.reported += int(head) - self.game
             self.game = int(head)
+            self.same_game = f"{head} "
 
     def done(self, record: MatchRecord) -> None:
         rounds = int(self.match.options.get("rounds", 1))
