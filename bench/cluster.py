@@ -142,7 +142,7 @@ def dispatch_costs(client: Any, slots: int, count: int) -> tuple[float, float]:
     return sequential, pipelined
 
 
-def fetch_costs(client: Any, size: int, workers: int) -> tuple[float, float]:
+def fetch_costs(executor: Any, size: int, workers: int) -> tuple[float, float]:
     """Seconds to get a new box of ``size`` bytes unpacked on every worker, then a cached one."""
     from judge.executors import artifacts
     from judge.executors.dask import RESOURCE
@@ -155,6 +155,7 @@ def fetch_costs(client: Any, size: int, workers: int) -> tuple[float, float]:
         packed = artifacts.pack_box(box)
         digest = artifacts.box_hash(packed)
 
+        client = executor.client
         addresses = list(client.scheduler_info(n_workers=-1)["workers"])
         held: list[Any] = []
 
@@ -173,9 +174,9 @@ def fetch_costs(client: Any, size: int, workers: int) -> tuple[float, float]:
             )
 
         def cold_fetch() -> None:
-            # What a match with a new bot pays: scatter to every worker, unpack once there.
-            key = f"botbox-{digest}"
-            held.append(client.scatter({key: packed}, broadcast=True, hash=False)[key])
+            # What a match with a new bot pays: onto every worker (as the executor ships a
+            # box), unpacked once there.
+            held.append(executor._scatter(digest, packed))
             touch(held[0])
 
         cold = timed_sync(cold_fetch)
@@ -229,9 +230,7 @@ def run(quick: bool = False) -> Report:
                 costs["dispatch one"].append(one)
                 costs["dispatch many"].append(many)
                 for size, label in ((16 * 1024, "16K"), (1024 * 1024, "1M")):
-                    cold, warm = await trio.to_thread.run_sync(
-                        fetch_costs, dask.client, size, cores
-                    )
+                    cold, warm = await trio.to_thread.run_sync(fetch_costs, dask, size, cores)
                     costs[f"fetch {label} cold"].append(cold)
                     costs[f"fetch {label} cached"].append(warm)
             costs["match copy"] = [f["seconds"] for f in dask.fetches if f["cached"]]
