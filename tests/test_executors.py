@@ -355,6 +355,33 @@ async def test_a_box_reaches_the_live_workers_when_one_died_meanwhile(tmp_path: 
     assert list(holders[future.key]) == [survivor]
 
 
+async def test_a_restarted_worker_gets_the_boxes_and_plays_again(tmp_path: Path) -> None:
+    """The scheduler sends a match only to workers holding its box: a worker restarted after
+    kill -9 gets its own copy of the boxes in use, so it plays matches again."""
+    from judge.executors.dask import WORKERS_CHECK
+
+    bot = slow_bot(tmp_path / "box", 0)
+    spec = rps_spec(bot, builtin("rps", "rock"), turns=3)
+    async with DaskExecutor(None, local_workers=2) as executor:
+        client = executor.client
+        assert client is not None
+        await executor.run(MatchJob(spec.model_copy(update={"match_id": "before"})))
+        pids = await trio.to_thread.run_sync(client.run, os.getpid)
+        victim = sorted(pids, key=lambda address: pids[address])[0]
+        os.kill(pids[victim], signal.SIGKILL)
+        for _ in range(600):  # its nanny starts a new worker process
+            now = await trio.to_thread.run_sync(lambda: client.scheduler_info()["workers"])
+            if len(now) == 2 and victim not in now:
+                break
+            await trio.sleep(0.1)
+        (newcomer,) = set(now) - set(pids)
+        await trio.sleep(WORKERS_CHECK)  # (the executor looks for new workers this often)
+        await executor.run(MatchJob(spec.model_copy(update={"match_id": "after"})))
+        holders = await trio.to_thread.run_sync(client.who_has)
+    boxes = [held for key, held in holders.items() if key.startswith("botbox-")]
+    assert boxes and all(newcomer in held for held in boxes), (newcomer, boxes)
+
+
 async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
     tmp_path: Path,
 ) -> None:
