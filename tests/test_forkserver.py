@@ -260,3 +260,53 @@ async def test_a_forked_bot_ends_as_the_interpreter_would(
     assert stderr in err.decode()
     assert proc.process.returncode == status
     await proc.kill()
+
+
+INTERPRETER = r"""
+import json, sys
+import helper  # found through PYTHONPATH, as the adapters' helpers are
+print(json.dumps({
+    "hash": hash("abc"),
+    "path": sys.path,
+    "flags": [sys.flags.no_site, sys.flags.no_user_site, sys.flags.dont_write_bytecode],
+    "helper": helper.WHERE,
+    "main": sorted(name for name in vars(sys.modules["__main__"]) if not name.startswith("__")),
+}), flush=True)
+input()
+"""
+
+
+@pytest.mark.parametrize("flags", [("-s",), ("-S", "-s")])
+async def test_a_forked_bot_sees_the_interpreter_a_cold_one_does(
+    tmp_path: Path, layer: str, flags: tuple[str, ...]
+) -> None:
+    """The adapters' way (`python -s`, PYTHONPATH, PYTHONHASHSEED=0) and the built-ins'
+    (`-S -s`): the same hash of a string, sys.path, flags and module search, forked or cold."""
+    box = tmp_path / "interp"
+    helpers = tmp_path / "helpers"
+    for directory in (box, helpers):
+        directory.mkdir()
+    (box / "bot.py").write_text(INTERPRETER)
+    (helpers / "helper.py").write_text("WHERE = __file__\n")
+    for path in (tmp_path, box, helpers, box / "bot.py", helpers / "helper.py"):
+        path.chmod(0o755)
+    bot = BotSpec(
+        name="interp",
+        argv=(sys.executable, *flags, str(box / "bot.py")),
+        cwd=box,
+        box=box,
+        readonly_paths=(helpers,),
+        env={"PYTHONPATH": str(helpers), "PYTHONHASHSEED": "0"},
+    )
+    forked_sandbox = _sandbox(layer)
+    await _until_forked(forked_sandbox, bot)
+    reports = []
+    for sandbox in (
+        forked_sandbox,
+        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
+    ):
+        proc = await sandbox.start(bot, seed=7)
+        reports.append((_started(proc), await _report(proc)))
+        await proc.kill()
+    assert [started for started, _ in reports] == ["forked", "cold"]
+    assert reports[0][1] == reports[1][1]

@@ -52,12 +52,15 @@ class ForkServer:
         return self.popen.pid
 
     @classmethod
-    def spawn(cls, library: Path, mode: str, env: dict[str, str]) -> ForkServer:
-        """Starts one (it imports in the background; see is_ready)."""
+    def spawn(
+        cls, library: Path, mode: str, flags: tuple[str, ...], env: dict[str, str]
+    ) -> ForkServer:
+        """Starts one with the interpreter's ``flags`` and ``env`` (its bots' own: see
+        IsolatedSandbox._fork_kind); it imports in the background (see is_ready)."""
         procs.become_subreaper()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            argv = [sys.executable, "-S", "-s", str(SCRIPT), str(library), str(os.getpid())]
+            argv = [sys.executable, *flags, str(SCRIPT), str(library), str(os.getpid())]
             argv += [str(theirs.fileno()), mode]
             with procs.lock:
                 popen = subprocess.Popen(

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import trio
 
@@ -50,6 +51,8 @@ GO_MAX = 60_000
 BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
 GAMES_DIR = BOTS_DIR.parent / "games"
 FORK_SERVER_RESPAWNS = 3  # fork servers a run starts again after one died; then none
+# A bot's PYTHON* settings a fork server can share (it is started with them): the adapters'.
+FORK_SERVER_SETTINGS = ("PYTHONPATH", "PYTHONHASHSEED")
 # A warm Python bot: the judge's Python, as built-in bots run, waiting to be told its script.
 WARM_PYTHON = (
     sys.executable,
@@ -163,6 +166,7 @@ class _Prepared:
     interpreters: set[str]
     binds: list[str] = field(default_factory=list)  # host paths shown read-only, in place
     script_names: frozenset[str] | None = None  # module names the script's directory holds
+    fork_mode: str | None = None  # the kind of fork server for what it is shown
 
     def still_valid(self) -> bool:
         """The program is the same file as before (one stat: a replaced bot is redone)."""
@@ -322,7 +326,7 @@ class IsolatedSandbox(Sandbox):
             fork_server = os.environ.get(ENV_FORK_SERVER) != "0"
         # Part of the pool: BOTJUDGE_SANDBOX_POOL=0 turns it off too.
         self.fork_server = fork_server and self.pool_size > 0 and layer != "base"
-        self._forkers: trio.lowlevel.RunVar[dict[str, _ForkSlot]] = trio.lowlevel.RunVar(
+        self._forkers: trio.lowlevel.RunVar[dict[object, _ForkSlot]] = trio.lowlevel.RunVar(
             "fork servers"
         )
         self.forked: Counter[str] = Counter()  # bots started by a fork server, by its kind
@@ -611,28 +615,41 @@ class IsolatedSandbox(Sandbox):
         return entry.bot
 
     # -- the fork server (judge/sandbox/forkserver.py) -------------------------------------
-    def _fork_mode(self, bot: BotSpec, prepared: _Prepared) -> str | None:
-        """What a fork server for this bot imports ahead ("stdlib", "bots", "games"), or None
-        if it cannot be forked: `python -S -s SCRIPT.py` run by the judge's Python with no
-        PYTHON* setting of its own. Only what the bot is shown may be imported ahead."""
-        if not self.fork_server or len(bot.argv) < 4 or bot.argv[:3] != WARM_PYTHON[:3]:
+    def _fork_kind(self, bot: BotSpec, prepared: _Prepared) -> _ForkKind | None:
+        """The fork server this bot can be forked by, or None: `python [-S] -s SCRIPT.py` run
+        by the judge's Python, with no PYTHON* setting but PYTHONPATH and PYTHONHASHSEED
+        (the fork server is started with the same flags and those settings). Only what the
+        bot is shown may be imported ahead ("stdlib", "bots", "games")."""
+        argv = bot.argv
+        if not self.fork_server or len(argv) < 3 or argv[0] != WARM_PYTHON[0]:
             return None
-        if not bot.argv[3].endswith(".py") or any(key.startswith("PYTHON") for key in bot.env):
+        at = 1
+        while at < len(argv) and argv[at] in ("-S", "-s") and argv[at] not in argv[1:at]:
+            at += 1
+        if "-s" not in argv[1:at] or at >= len(argv) or not argv[at].endswith(".py"):
             return None
-        shown = [Path(path) for path in prepared.binds]
-        if not _is_under(BOTS_DIR, shown):
-            return "stdlib"
-        return "games" if _is_under(GAMES_DIR, shown) else "bots"
+        python_env = tuple(sorted((k, v) for k, v in bot.env.items() if k.startswith("PYTHON")))
+        if any(key not in FORK_SERVER_SETTINGS for key, _ in python_env):
+            return None
+        if prepared.fork_mode is None:  # (what it is shown: the same for every start)
+            shown = [Path(path) for path in prepared.binds]
+            # A script beside a bots.py (the games' adapters) would import its own.
+            own = self._script_names(argv[at], prepared) & {"bots", "games"}
+            if own or not _is_under(BOTS_DIR, shown):
+                prepared.fork_mode = "stdlib"
+            else:
+                prepared.fork_mode = "games" if _is_under(GAMES_DIR, shown) else "bots"
+        return _ForkKind(prepared.fork_mode, tuple(argv[1:at]), python_env, at)
 
-    def _fork_server(self, mode: str) -> ForkServer | None:
-        """This run's fork server for ``mode`` if it is ready; started after the run's first
+    def _fork_server(self, kind: _ForkKind) -> ForkServer | None:
+        """This run's fork server of ``kind`` if it is ready; started after the run's first
         WARM_AFTER starts of such bots (a single match starts none)."""
         try:
             slots = self._forkers.get()
         except LookupError:
             slots = {}
             self._forkers.set(slots)
-        slot = slots.setdefault(mode, _ForkSlot())
+        slot = slots.setdefault(kind[:3], _ForkSlot())
         slot.starts += 1
         server = slot.server
         if server is not None and server.broken:
@@ -646,9 +663,9 @@ class IsolatedSandbox(Sandbox):
                 slot.spawned = FORK_SERVER_RESPAWNS + 1
                 return None
             spec = BotSpec(name="fork server", argv=WARM_PYTHON)
-            env = minimal_env(spec, seed=0, home=Path("/tmp"))
+            env = {**minimal_env(spec, seed=0, home=Path("/tmp")), **dict(kind.python_env)}
             try:
-                slot.server = ForkServer.spawn(library, mode, env)
+                slot.server = ForkServer.spawn(library, kind.mode, kind.flags, env)
             except OSError as exc:
                 print(f"fork server not started: {exc}", file=sys.stderr)
                 slot.spawned = FORK_SERVER_RESPAWNS + 1
@@ -658,22 +675,27 @@ class IsolatedSandbox(Sandbox):
             return None  # it imports meanwhile
         return server if server.is_ready() else None
 
-    def _may_fork(self, server: ForkServer, bot: BotSpec, prepared: _Prepared) -> bool:
+    def _may_fork(self, server: ForkServer, script: str, prepared: _Prepared) -> bool:
         """The script's directory (its sys.path[0]) holds no module named like one the fork
         server imported ahead: a cold start would import the bot's own."""
+        return not (self._script_names(script, prepared) & server.modules)
+
+    def _script_names(self, script: str, prepared: _Prepared) -> frozenset[str]:
         if prepared.script_names is None:
-            script = Path(bot.argv[3])
-            if not script.is_absolute():
-                script = (prepared.cwd or Path("/tmp")) / script
-            prepared.script_names = frozenset(_module_names(script.parent))
-        return not (prepared.script_names & server.modules)
+            path = Path(script)
+            if not path.is_absolute():
+                path = (prepared.cwd or Path("/tmp")) / path
+            prepared.script_names = frozenset(_module_names(path.parent))
+        return prepared.script_names
 
     async def _start_forked(
         self, bot: BotSpec, seed: int, launcher: Path, prepared: _Prepared
     ) -> BotProcess | None:
-        mode = self._fork_mode(bot, prepared)
-        server = self._fork_server(mode) if mode is not None else None
-        if server is None or mode is None or not self._may_fork(server, bot, prepared):
+        kind = self._fork_kind(bot, prepared)
+        server = self._fork_server(kind) if kind is not None else None
+        if server is None or kind is None:
+            return None
+        if not self._may_fork(server, bot.argv[kind.script_at], prepared):
             return None
         cgroups, slot = self._acquire(bot.name)
         v2_fd = -1
@@ -686,7 +708,7 @@ class IsolatedSandbox(Sandbox):
             options = [
                 arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4") for arg in options
             ]
-            program = bot.argv[3:]
+            program = bot.argv[kind.script_at :]
             env = minimal_env(bot, seed=seed, home=Path("/tmp"))
             words = [str(len(options)), *options, str(len(program)), *program]
             words += [f"{key}={value}" for key, value in env.items()]
@@ -705,7 +727,7 @@ class IsolatedSandbox(Sandbox):
                 os.close(v2_fd)
         forked = NamespacedProcess(process, cgroups, slot)
         forked.started = "forked"
-        self.forked[mode] += 1
+        self.forked[kind.mode] += 1
         return forked
 
     async def _start_namespaced(
@@ -840,6 +862,16 @@ class IsolatedSandbox(Sandbox):
             f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
         ]
         return outer
+
+
+class _ForkKind(NamedTuple):
+    """A kind of fork server: what it imports ahead, its interpreter's flags and PYTHON*
+    settings (a bot's must be the same), and where the bot's script is in its command."""
+
+    mode: str
+    flags: tuple[str, ...]
+    python_env: tuple[tuple[str, str], ...]
+    script_at: int
 
 
 @dataclass
