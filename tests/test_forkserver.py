@@ -310,3 +310,15 @@ async def test_a_forked_bot_sees_the_interpreter_a_cold_one_does(
         await proc.kill()
     assert [started for started, _ in reports] == ["forked", "cold"]
     assert reports[0][1] == reports[1][1]
+
+
+async def test_a_bot_with_more_words_than_the_child_reads_starts_otherwise(
+    tmp_path: Path, layer: str
+) -> None:
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, _bot(tmp_path, "warmup"))
+    big = _bot(tmp_path, "big").model_copy(update={"env": {"WHO": "big", "BIG": "x" * 70_000}})
+    proc = await sandbox.start(big, seed=8)
+    assert _started(proc) != "forked"
+    assert (await _report(proc))["env"] == minimal_env(big, seed=8, home=Path("/tmp"))
+    await proc.kill()

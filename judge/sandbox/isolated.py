@@ -714,7 +714,9 @@ class IsolatedSandbox(Sandbox):
             words += [f"{key}={value}" for key, value in env.items()]
             block = b"\0".join(os.fsencode(word) for word in words)
             if b"\0" in b"".join(os.fsencode(word) for word in (*program, *env.values())):
-                raise ForkServerGone("a NUL in the bot's words")
+                raise ForkServerGone("a NUL in the bot's words")  # (cold: exec refuses it)
+            if len(block) >= GO_MAX:  # more than the child reads (launcher.c): start cold
+                raise ForkServerGone("too many words")
             process = server.fork(block, v2_fd)
         except ForkServerGone:
             self._release(cgroups, slot)
