@@ -1,18 +1,18 @@
 """The fork server (judge/sandbox/forkserver.py): one Python interpreter, started by the judge
 outside every sandbox, that has imported what Python bots import and forks a child per bot.
 
-    python -S -s forkserver.py LIBRARY JUDGE_PID SOCKET_FD MODE
+    python [-S] -s forkserver.py LIBRARY JUDGE_PID SOCKET_FD MODE   (its bots' flags)
 
 MODE says what is imported ahead: "stdlib" (what any Python bot starts with), "bots" (and
 bots/botlib.py), "games" (and every game's built-in bots). It never reads anything of a bot.
 Per start it gets, on the socket, only descriptors: the bot's stdin (read end), stdout and
 stderr (write ends), a pipe the judge writes the start's words to, and at the cgroups layer
-the bot's v2 cgroup. It forks a child of the judge (launcher_clone_parent, into that cgroup)
-and answers with its pid. The child alone reads the words (the launcher's options, the
-program's words, its environment) and takes the launcher's steps in the launcher's own code
-(launcher_fork_child: cgroups, rlimits, fresh namespaces, the bot's file system, its uid,
-no_new_privs, Landlock, seccomp); in the bot's process that call returns in, it runs the
-script as ``python -S -s SCRIPT ARGS`` would (bots/warm.py).
+the bot's v2 cgroup. launcher_fork (launcher.c) forks a child of the judge, into that
+cgroup; the fork server answers with its pid. The child, in C only, reads the words (the
+launcher's options, the program's words, its environment) and takes the launcher's steps in
+the launcher's own code (cgroups, rlimits, fresh namespaces, the bot's file system, its uid,
+no_new_privs, Landlock, seccomp); in the bot's process the call returns 0, and the bot's
+script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
 """
 
 import ctypes
@@ -42,15 +42,13 @@ def _preimport(mode: str) -> None:
                 importlib.import_module(f"games.{name}.bots")
 
 
-def _child(
-    server: socket.socket, fds: list[int], library: ctypes.PyDLL
+def _bot(
+    server: socket.socket, rest: ctypes.c_char_p, size: int
 ) -> tuple[list[bytes], list[bytes]]:
-    """In the forked child: becomes the launcher; returns in the bot's process only."""
-    server.detach()  # closed in C below; the object must not close the number again
-    rest = ctypes.c_char_p()
-    size = library.launcher_fork_child(*fds[:4], ctypes.byref(rest))
+    """In the bot's process, in its sandbox (launcher_fork returned 0 here): nothing of the
+    fork server's to keep."""
+    server.detach()  # its descriptor is closed already; the object must not close it again
     words = ctypes.string_at(rest, size).split(b"\0")
-    # The bot's own process, in its sandbox: nothing of the fork server's to keep.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     random.seed()  # never the state another bot was forked with
     sys.path_importer_cache.clear()
@@ -64,8 +62,7 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     library_path, mode = sys.argv[1], sys.argv[4]
     judge, server_fd = int(sys.argv[2]), int(sys.argv[3])
     library = ctypes.PyDLL(library_path)  # PyDLL: the GIL stays held around the fork
-    library.launcher_clone_parent.restype = ctypes.c_long
-    library.launcher_fork_child.restype = ctypes.c_long
+    library.launcher_fork.restype = ctypes.c_long
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != judge:
@@ -98,11 +95,19 @@ def serve() -> tuple[list[bytes], list[bytes]]:
                 fds += struct.unpack(f"{len(payload) // 4}i", payload[: len(payload) // 4 * 4])
         pid = -1
         if len(fds) in (4, 5):
+            rest, rest_size = ctypes.c_char_p(), ctypes.c_long()
             pythonapi.PyOS_BeforeFork()
-            pid = library.launcher_clone_parent(fds[4] if len(fds) == 5 else -1)
+            # The child and the relay and pid 1 it becomes run C only (launcher.c); the call
+            # returns 0 in the bot's process, in its sandbox.
+            pid = library.launcher_fork(
+                fds[4] if len(fds) == 5 else -1,
+                *fds[:4],
+                ctypes.byref(rest),
+                ctypes.byref(rest_size),
+            )
             if pid == 0:
                 pythonapi.PyOS_AfterFork_Child()
-                return _child(server, fds, library)
+                return _bot(server, rest, rest_size.value)
             pythonapi.PyOS_AfterFork_Parent()
         for fd in fds:
             os.close(fd)

@@ -1288,6 +1288,16 @@ EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd,
     *rest = fork_words + at;
     return at < got ? (long)(got - at) : 0;
 }
+
+/* Both at once, so that nothing but this C code runs in the processes above the bot: the
+ * pid of the child in the caller, 0 in the bot's process (with *rest and *size as above). */
+EXPORT long launcher_fork(int cgroup_fd, int in_fd, int out_fd, int err_fd, int words_fd,
+                          char **rest, long *size) {
+    long pid = launcher_clone_parent(cgroup_fd);
+    if (pid != 0) return pid;
+    *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, rest);
+    return 0;
+}
 #else
 int main(int argc, char **argv, char **envp) {
     environ_ = envp;
