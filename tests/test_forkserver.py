@@ -6,7 +6,6 @@ server that dies is replaced, its starts going on without it meanwhile. Real pro
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -21,6 +20,7 @@ from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
 from judge.sandbox.isolated import IsolatedSandbox, NamespacedProcess
 from judge.sandbox.launcher import launcher_library
 from judge.sandbox.probe import probe
+from tests.bot_report import read_report
 
 NAMESPACES = ("pid", "mnt", "net", "ipc", "uts", "user", "cgroup")
 
@@ -74,18 +74,6 @@ def _bot(tmp_path: Path, name: str) -> BotSpec:
     )
 
 
-async def _report(proc: BotProcess) -> dict[str, object]:
-    stdout = proc.process.stdout
-    assert stdout is not None
-    data = b""
-    with trio.fail_after(30):
-        while not data.endswith(b"\n"):
-            chunk = await stdout.receive_some(65536)
-            assert chunk, "the bot ended without a report"
-            data += chunk
-    return dict(json.loads(data))
-
-
 def _host_cgroups(proc: BotProcess) -> str:
     """The cgroups of the bot's own process (the deepest of its tree), from outside."""
     pids = procs.descendants(proc.process.pid)
@@ -106,7 +94,7 @@ async def _until_forked(sandbox: IsolatedSandbox, bot: BotSpec) -> None:
     with trio.fail_after(30):
         for seed in range(1000):
             proc = await sandbox.start(bot, seed=seed)
-            await _report(proc)
+            await read_report(proc)
             await proc.kill()
             if _started(proc) == "forked":
                 return
@@ -124,7 +112,7 @@ async def test_forked_bots_are_in_fresh_sandboxes_of_their_own(tmp_path: Path, l
     first = await sandbox.start(_bot(tmp_path, "first"), seed=1)
     second = await sandbox.start(_bot(tmp_path, "second"), seed=2)
     assert _started(first) == _started(second) == "forked"
-    seen = [await _report(first), await _report(second)]
+    seen = [await read_report(first), await read_report(second)]
     server_ns = {name: os.readlink(f"/proc/{server}/ns/{name}") for name in NAMESPACES}
     for name in NAMESPACES:  # at once: none shared with each other or with the fork server
         ids = [report["ns"][name] for report in seen]  # type: ignore[index]
@@ -160,7 +148,7 @@ async def test_a_killed_fork_server_is_replaced_and_starts_go_on(
     await trio.sleep(0.1)
     proc = await sandbox.start(bot, seed=3)  # not forked: started another way, and answers
     assert _started(proc) != "forked"
-    assert (await _report(proc))["env"] == minimal_env(bot, seed=3, home=Path("/tmp"))
+    assert (await read_report(proc))["env"] == minimal_env(bot, seed=3, home=Path("/tmp"))
     await proc.kill()
     await _until_forked(sandbox, bot)  # a new one
     assert sandbox.fork_server_pids() and server not in sandbox.fork_server_pids()
@@ -177,7 +165,7 @@ async def test_a_stopped_fork_server_is_given_up(tmp_path: Path, layer: str) -> 
     try:
         proc = await sandbox.start(bot, seed=4)
         assert _started(proc) != "forked"
-        await _report(proc)
+        await read_report(proc)
         await proc.kill()
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -202,7 +190,7 @@ async def test_a_script_beside_a_module_the_server_imported_is_not_forked(
     bot = BotSpec(name="shadow", argv=(sys.executable, "-S", "-s", "bot.py"), cwd=box, box=box)
     proc = await sandbox.start(bot, seed=5)
     assert _started(proc) != "forked"
-    assert (await _report(proc)) == {"own": True}
+    assert (await read_report(proc)) == {"own": True}
     await proc.kill()
 
 
@@ -306,7 +294,7 @@ async def test_a_forked_bot_sees_the_interpreter_a_cold_one_does(
         IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
     ):
         proc = await sandbox.start(bot, seed=7)
-        reports.append((_started(proc), await _report(proc)))
+        reports.append((_started(proc), await read_report(proc)))
         await proc.kill()
     assert [started for started, _ in reports] == ["forked", "cold"]
     assert reports[0][1] == reports[1][1]
@@ -320,5 +308,5 @@ async def test_a_bot_with_more_words_than_the_child_reads_starts_otherwise(
     big = _bot(tmp_path, "big").model_copy(update={"env": {"WHO": "big", "BIG": "x" * 70_000}})
     proc = await sandbox.start(big, seed=8)
     assert _started(proc) != "forked"
-    assert (await _report(proc))["env"] == minimal_env(big, seed=8, home=Path("/tmp"))
+    assert (await read_report(proc))["env"] == minimal_env(big, seed=8, home=Path("/tmp"))
     await proc.kill()

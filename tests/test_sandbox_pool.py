@@ -6,7 +6,6 @@ Every check runs with the pool on (warm, forked) and off; the bots are real proc
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ from judge.models import BotSpec
 from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
 from judge.sandbox.isolated import WARM_AFTER, IsolatedSandbox
 from judge.sandbox.probe import probe
+from tests.bot_report import read_report
 
 # A bot that dirties everything it can and burns CPU ("dirty"), or reports what it sees.
 BOT = r"""
@@ -113,18 +113,6 @@ def _bot(tmp_path: Path, name: str, mode: str, kind: str = "box") -> BotSpec:
     )
 
 
-async def _seen(proc: BotProcess) -> dict[str, object]:
-    stdout = proc.process.stdout
-    assert stdout is not None
-    data = b""
-    with trio.fail_after(30):
-        while not data.endswith(b"\n"):
-            chunk = await stdout.receive_some(65536)
-            assert chunk, "the bot ended without a report"
-            data += chunk
-    return dict(json.loads(data))
-
-
 def _sandbox(layer: str, pool: int, fork_server: bool = False) -> IsolatedSandbox:
     return IsolatedSandbox(
         layer, SandboxLimits(), probe().hierarchy, pool=pool, fork_server=fork_server
@@ -163,7 +151,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         proc = await sandbox.start(dirty, seed=round_)
         warm_used += proc.pid in before
         forked += _started(proc) == "forked"
-        seen = await _seen(proc)
+        seen = await read_report(proc)
         assert seen["tmp"] == [f"left-by-dirty{round_}"]  # it did dirty its own /tmp
         cpu = proc.cpu_seconds()
         assert cpu is None or cpu >= 0.3
@@ -175,7 +163,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         proc = await sandbox.start(clean, seed=round_)
         warm_used += proc.pid in before
         forked += _started(proc) == "forked"
-        seen = await _seen(proc)
+        seen = await read_report(proc)
         _assert_clean(seen, f"clean{round_}")
         assert seen["argv"] == list(clean.argv[3 if kind == "python" else 2 :])
         assert seen["env"] == minimal_env(clean, seed=round_, home=Path("/tmp"))
@@ -205,7 +193,7 @@ async def _until_forked(sandbox: IsolatedSandbox, bot: BotSpec) -> None:
     with trio.fail_after(30):
         for seed in range(1000):
             proc = await sandbox.start(bot, seed=seed)
-            await _seen(proc)
+            await read_report(proc)
             await proc.kill()
             if _started(proc) == "forked":
                 return
@@ -218,14 +206,14 @@ async def test_bots_at_once_never_share_a_sandbox(tmp_path: Path, layer: str, po
     procs = []
     for index in range(WARM_AFTER + 2):  # fill the pool first
         proc = await sandbox.start(_bot(tmp_path, f"warmup{index}", "look"), seed=index)
-        await _seen(proc)
+        await read_report(proc)
         procs.append(proc)
     for proc in procs:
         await proc.kill()
     await trio.sleep(0.2)  # (lets the pool refill; correctness does not depend on it)
     dirty = await sandbox.start(_bot(tmp_path, "dirtyA", "dirty"), seed=1)
     clean = await sandbox.start(_bot(tmp_path, "cleanB", "look"), seed=2)
-    seen_dirty, seen_clean = await _seen(dirty), await _seen(clean)
+    seen_dirty, seen_clean = await read_report(dirty), await read_report(clean)
     _assert_clean(seen_clean, "cleanB")
     assert seen_dirty["tmp"] == ["left-by-dirtyA"]
     if os.geteuid() == 0:
@@ -242,7 +230,7 @@ async def test_unused_warm_sandboxes_end_with_the_run(tmp_path: Path, layer: str
     async def main() -> set[int]:
         for _ in range(WARM_AFTER + 2):
             proc = await sandbox.start(bot, seed=1)
-            await _seen(proc)
+            await read_report(proc)
             await proc.kill()
         await trio.sleep(0.2)
         return sandbox.warm_pids()

@@ -9,6 +9,7 @@ import platform
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 SOURCE = Path(__file__).with_name("launcher.c")
@@ -66,26 +67,7 @@ def _loads(library: Path) -> bool:
 
 def build_library(target: Path) -> str | None:
     """Compile the fork server's shared object to ``target``; None on success."""
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return "the fork server's library needs a C compiler (cc)"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    try:
-        proc = subprocess.run(
-            [cc, *LIBRARY, "-o", str(partial), str(SOURCE)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"building the fork server's library failed: {exc}"
-    if proc.returncode == 0 and _loads(partial):
-        partial.chmod(0o755)
-        os.replace(partial, target)
-        return None
-    partial.unlink(missing_ok=True)
-    return f"building the fork server's library failed:\n{proc.stderr.strip()}"
+    return _compile(target, (LIBRARY,), _loads, "the fork server's library")
 
 
 def _runs(binary: Path) -> bool:
@@ -104,13 +86,21 @@ def _runs(binary: Path) -> bool:
 
 def build(target: Path) -> str | None:
     """Compile the launcher to ``target`` (atomically); None on success, else the problem."""
+    return _compile(target, BUILDS, _runs, "the sandbox launcher")
+
+
+def _compile(
+    target: Path, builds: tuple[tuple[str, ...], ...], works: Callable[[Path], bool], what: str
+) -> str | None:
+    """The first of ``builds`` (compiler flags) that compiles and ``works``, moved to
+    ``target`` atomically; None on success, else the problem."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
-        return "the sandbox launcher needs a C compiler (cc) to be built once"
+        return f"{what} needs a C compiler (cc) to be built once"
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     problem = ""
-    for flags in BUILDS:
+    for flags in builds:
         try:
             proc = subprocess.run(
                 [cc, *flags, "-o", str(partial), str(SOURCE)],
@@ -119,11 +109,11 @@ def build(target: Path) -> str | None:
                 timeout=120,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"building the sandbox launcher failed: {exc}"
-        if proc.returncode == 0 and _runs(partial):
+            return f"building {what} failed: {exc}"
+        if proc.returncode == 0 and works(partial):
             partial.chmod(0o755)
             os.replace(partial, target)
             return None
-        problem = proc.stderr.strip() or "the built launcher could not start a program"
+        problem = proc.stderr.strip() or f"the built {what} did not work here"
         partial.unlink(missing_ok=True)
-    return f"building the sandbox launcher failed:\n{problem}"
+    return f"building {what} failed:\n{problem}"
