@@ -112,6 +112,50 @@ async def test_cgroup_sets_are_reused_with_fresh_counters(cgroups_layer: None) -
         await third.kill()
 
 
+ANSWER_AND_END = ("/bin/sh", "-c", 'read line; echo "got $line"')
+
+
+def _cgroup_frozen(v2: Path) -> bool:
+    return "frozen 1" in (v2 / "cgroup.events").read_text().splitlines()
+
+
+async def test_a_bot_that_ended_by_itself_leaves_its_v2_cgroup_to_the_next(
+    cgroups_layer: None,
+) -> None:
+    """A bot that exited before its kill is not cgroup.kill'ed: its v2 directory (which
+    a cgroup.kill would make unfit for clone3 into it) goes to the next bot as it is,
+    instead of being replaced by a new one (a mkdir and an rmdir per bot)."""
+    sandbox = IsolatedSandbox("cgroups", SandboxLimits(), probe().hierarchy, pool=0)
+    first = await sandbox.start(BotSpec(name="once", argv=ANSWER_AND_END), seed=1)
+    v2 = first.cgroups.v2  # type: ignore[attr-defined]
+    assert v2 is not None
+    assert await _answer(first) == b"got ping\n"
+    with trio.fail_after(10):
+        await first.process.wait()
+    await first.kill()
+    second = await sandbox.start(BotSpec(name="echo", argv=ECHO), seed=1)
+    try:
+        assert second.cgroups.v2 == v2  # type: ignore[attr-defined]
+        assert await _answer(second) == b"got ping\n"
+    finally:
+        await second.kill()
+    # Killed while it ran: the next bot gets a fresh v2 directory, and freezing it works
+    # (the kept cgroup.freeze descriptor of the old directory is not used for it).
+    third = await sandbox.start(BotSpec(name="echo", argv=ECHO), seed=1)
+    try:
+        fresh = third.cgroups.v2  # type: ignore[attr-defined]
+        assert fresh != v2
+        third.pause()
+        with trio.fail_after(10):
+            while not _cgroup_frozen(fresh):  # noqa: ASYNC110 (the kernel says when)
+                await trio.sleep(0.01)
+        third.resume()
+        assert await _answer(third) == b"got ping\n"
+        assert not _cgroup_frozen(fresh)
+    finally:
+        await third.kill()
+
+
 JUDGE_IN_A_KILLED_CGROUP = """
 import json, sys, trio
 from judge.models import BotSpec

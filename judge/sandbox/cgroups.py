@@ -175,6 +175,29 @@ class _CgroupSet:
     v2_has_limits: bool  # memory, pids or cpu live in the v2 directory too
     oom_kills: int = 0  # the memory cgroup's OOM kill count when the set was released
     cpu_usec: int = 0  # its CPU time then
+    # cgroup.freeze, kept open: idle bots are frozen and thawed at every turn of a game with
+    # one mover at a time, and an open and close around each write cost as much as the write.
+    freeze_fd: int = -1
+
+    def write_freeze(self, frozen: bool) -> None:
+        if self.v2 is None:
+            return
+        try:
+            if self.freeze_fd < 0:
+                self.freeze_fd = os.open(self.v2 / "cgroup.freeze", os.O_WRONLY | os.O_CLOEXEC)
+            os.write(self.freeze_fd, b"1" if frozen else b"0")
+        except FileNotFoundError:
+            self.close_files()
+        except OSError as exc:
+            self.close_files()
+            if exc.errno not in (errno.EINVAL, errno.ENOENT, errno.EACCES, errno.ENODEV):
+                raise
+
+    def close_files(self) -> None:
+        if self.freeze_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.freeze_fd)
+            self.freeze_fd = -1
 
 
 IDLE_SETS = 32  # released sets kept for reuse, per judge process
@@ -213,6 +236,7 @@ def _give_back(key: tuple[object, ...], cgroup_set: _CgroupSet) -> None:
             atexit.register(remove_idle)
             _exit_hook = True
     for old in evicted:
+        old.close_files()
         _rmdir_all(old.dirs)
 
 
@@ -222,6 +246,7 @@ def remove_idle() -> None:
         sets = [s for group in _idle.values() for s in group if s.owner == os.getpid()]
         _idle.clear()
     for cgroup_set in sets:
+        cgroup_set.close_files()
         _rmdir_all(cgroup_set.dirs)
     _remove_later([])
 
@@ -342,7 +367,7 @@ class BotCgroups:
 
     def freeze(self, frozen: bool) -> None:
         if self.v2 is not None and not self._released:
-            _write_if_exists(self.v2 / "cgroup.freeze", 1 if frozen else 0)
+            self._set.write_freeze(frozen)
             self._frozen = frozen
 
     def cpu_seconds(self) -> float | None:
@@ -370,6 +395,12 @@ class BotCgroups:
         """SIGKILL every process in the bot's cgroups (the whole tree, daemons included)."""
         if self._released:
             return
+        alive = self.pids()
+        if not alive:
+            # Nothing to kill (the bot ended by itself): a write to cgroup.kill now would
+            # only make the v2 directory unfit for the next bot (see _renew_killed_v2).
+            # Nothing can enter an empty set: only its own processes could fork into it.
+            return
         with contextlib.suppress(OSError):  # signals below still do the job
             # Once is enough: the kernel also kills what is forked after the write.
             if self._set.can_kill and self.v2 is not None and not self._v2_killed:
@@ -377,7 +408,7 @@ class BotCgroups:
                 _write_if_exists(self.v2 / "cgroup.kill", 1)
             if self._frozen:
                 self.freeze(False)
-        signal_all(self.pids(), 9)
+        signal_all(alive, 9)
 
     async def kill_until_empty(self, patience: float = 2.0) -> bool:
         """Kill until no process is left in the cgroups; False if something would not die."""
@@ -402,7 +433,7 @@ class BotCgroups:
         cgroup_set = self._set
         try:
             if self._frozen and self.v2 is not None:
-                _write(self.v2 / "cgroup.freeze", 0)
+                _write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
             if not self._listed() and self._renew_killed_v2(cgroup_set):
@@ -417,6 +448,7 @@ class BotCgroups:
         except OSError:
             pass
         # Not empty, or in a state the judge does not know: not reused.
+        cgroup_set.close_files()
         _remove_later(_rmdir_all(self.dirs))
 
     def _renew_killed_v2(self, cgroup_set: _CgroupSet) -> bool:
@@ -428,6 +460,7 @@ class BotCgroups:
         old = cgroup_set.v2
         if not self._v2_killed or old is None:
             return True
+        cgroup_set.close_files()
         if cgroup_set.v2_has_limits or _rmdir_all([old]):  # a pure v2 host: nothing to keep
             return False
         fresh = old.with_name(f"{PREFIX}{os.getpid()}-{next(_counter)}")
