@@ -388,3 +388,39 @@ def test_every_launcher_build_applies_the_same_rules(
             [str(binary), "-s", "--", "/bin/sh", "-c", command], capture_output=True, timeout=30
         )
         assert ended.returncode == status
+
+
+def test_a_released_uid_slot_stays_locked_for_this_judge_only() -> None:
+    """A released slot is kept (its lock held) for this process's next bot; another judge
+    process, or a child forked from this one, never gets it meanwhile."""
+    import fcntl
+
+    from judge.sandbox import procs
+
+    if os.geteuid() != 0:
+        pytest.skip("uid slots are used by a judge running as root")
+    slot = procs.acquire_slot()
+    procs.release_slot(slot)
+    other = os.open(procs.SLOT_DIR / f"{slot}.lock", os.O_RDWR | os.O_CLOEXEC)
+    try:
+        with pytest.raises(BlockingIOError):  # another judge process cannot take it
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(other)
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # a forked judge: its own slot, not the parent's idle one
+        try:
+            os.write(write_end, str(procs.acquire_slot()).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    child_slot = int(os.read(read_end, 16))
+    os.close(read_end)
+    os.waitpid(child, 0)
+    assert child_slot != slot
+    again = procs.acquire_slot()
+    try:
+        assert again == slot
+    finally:
+        procs.release_slot(again)

@@ -353,6 +353,7 @@ class BotCgroups:
         self._oom_seen = False
         self._frozen = False
         self._v2_killed = False
+        self._emptied = False  # found empty once: it stays so
         self._final_cpu: float | None = None
 
     # -- while the bot runs ------------------------------------------------------
@@ -400,6 +401,7 @@ class BotCgroups:
             # Nothing to kill (the bot ended by itself): a write to cgroup.kill now would
             # only make the v2 directory unfit for the next bot (see _renew_killed_v2).
             # Nothing can enter an empty set: only its own processes could fork into it.
+            self._emptied = True
             return
         with contextlib.suppress(OSError):  # signals below still do the job
             # Once is enough: the kernel also kills what is forked after the write.
@@ -412,6 +414,8 @@ class BotCgroups:
 
     async def kill_until_empty(self, patience: float = 2.0) -> bool:
         """Kill until no process is left in the cgroups; False if something would not die."""
+        if self._emptied:
+            return True
         with trio.move_on_after(patience):
             while self.pids():
                 self.kill()
@@ -428,16 +432,21 @@ class BotCgroups:
         """
         if self._released:
             return
-        self.oom_killed()
-        self._released = True
         cgroup_set = self._set
+        oom_kills = _read_counter(cgroup_set, "oom")
+        self._oom_seen = self._oom_seen or oom_kills > cgroup_set.oom_kills
+        self._released = True
         try:
             if self._frozen and self.v2 is not None:
                 _write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
-            if not self._listed() and self._renew_killed_v2(cgroup_set):
-                cgroup_set.oom_kills = _read_counter(cgroup_set, "oom")
+            empty = self._emptied or not self._listed()
+            if empty and self._renew_killed_v2(cgroup_set):
+                # (Found empty before the first read: nothing was OOM-killed since.)
+                cgroup_set.oom_kills = (
+                    oom_kills if self._emptied else _read_counter(cgroup_set, "oom")
+                )
                 cgroup_set.cpu_usec = 0 if self._v2_killed else usage  # a fresh v2 starts at 0
                 if cgroup_set.cpu is not None:
                     # Rewriting the quota refills it: a killed spinner leaves no throttling.
