@@ -15,6 +15,7 @@ no_new_privs, Landlock, seccomp); in the bot's process the call returns 0, and t
 script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
 """
 
+import _signal  # type: ignore[import-not-found]
 import ctypes
 import gc
 import importlib
@@ -52,7 +53,9 @@ def _bot(
     fork server's to keep."""
     server.detach()  # its descriptor is closed already; the object must not close it again
     words = ctypes.string_at(rest, size).split(b"\0")
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # signal.signal's own function: the module's wrapper makes an enum of the old handler
+    # (a ValueError raised and caught on the way: pages of the enum machinery copied).
+    _signal.signal(signal.SIGINT, signal.default_int_handler)
     # random is reseeded already (its at-fork hook, run by PyOS_AfterFork_Child): never the
     # state another bot was forked with.
     # A fresh import cache; the fork server's is kept, not freed: freeing it (its finders'
@@ -114,6 +117,8 @@ def serve() -> tuple[list[bytes], list[bytes]]:
             )
             if pid == 0:
                 pythonapi.PyOS_AfterFork_Child()
+                # Not freed on the return (the libraries' objects would be: their pages copied).
+                _kept.extend((library, libc, server))
                 return _bot(server, rest, rest_size.value)
             pythonapi.PyOS_AfterFork_Parent()
         for fd in fds:

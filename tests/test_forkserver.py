@@ -310,3 +310,43 @@ async def test_a_bot_with_more_words_than_the_child_reads_starts_otherwise(
     assert _started(proc) != "forked"
     assert (await read_report(proc))["env"] == minimal_env(big, seed=8, home=Path("/tmp"))
     await proc.kill()
+
+
+INTERRUPTED = r"""
+import json, os, signal
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    said = "went on"
+except KeyboardInterrupt:
+    said = "KeyboardInterrupt"
+print(json.dumps({"said": said, "handler": repr(signal.getsignal(signal.SIGINT))}), flush=True)
+input()
+"""
+
+
+async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
+    tmp_path: Path, layer: str
+) -> None:
+    """The interpreter's SIGINT handler is the bot's again (its first process had the
+    default, as the launcher's exec'd processes do): forked or cold, the same."""
+    box = tmp_path / "interrupted"
+    box.mkdir()
+    (box / "bot.py").write_text(INTERRUPTED)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(
+        name="int", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
+    )
+    forked_sandbox = _sandbox(layer)
+    await _until_forked(forked_sandbox, bot)
+    reports = []
+    for sandbox in (
+        forked_sandbox,
+        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
+    ):
+        proc = await sandbox.start(bot, seed=8)
+        reports.append((_started(proc), await read_report(proc)))
+        await proc.kill()
+    assert [started for started, _ in reports] == ["forked", "cold"]
+    assert reports[0][1] == reports[1][1]
+    assert reports[0][1]["said"] == "KeyboardInterrupt"
