@@ -7,8 +7,8 @@ MODE says what is imported ahead: "stdlib" (what any Python bot starts with), "b
 bots/botlib.py), "games" (and every game's built-in bots). It never reads anything of a bot.
 Per start it gets, on the socket, only descriptors: the bot's stdin (read end), stdout and
 stderr (write ends), a pipe the judge writes the start's words to, and at the cgroups layer
-the bot's v2 cgroup. launcher_fork (launcher.c) forks a child of the judge, into that
-cgroup; the fork server answers with its pid. The child, in C only, reads the words (the
+the bot's v2 cgroup. launcher_serve (launcher.c, the loop, in C) forks a child of the
+judge, into that cgroup, and answers with its pid. The child, in C only, reads the words (the
 launcher's options, the program's words, its environment) and takes the launcher's steps in
 the launcher's own code (cgroups, rlimits, fresh namespaces, the bot's file system, its uid,
 no_new_privs, Landlock, seccomp); in the bot's process the call returns 0, and the bot's
@@ -23,7 +23,6 @@ import os
 import random  # noqa: F401  (what every bot imports; its at-fork hook reseeds it)
 import signal
 import socket
-import struct
 import sys
 
 import warm
@@ -72,7 +71,7 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     library_path, mode = sys.argv[1], sys.argv[4]
     judge, server_fd = int(sys.argv[2]), int(sys.argv[3])
     library = ctypes.PyDLL(library_path)  # PyDLL: the GIL stays held around the fork
-    library.launcher_fork.restype = ctypes.c_long
+    library.launcher_serve.restype = ctypes.c_long
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != judge:
@@ -83,6 +82,11 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     # those names is started otherwise: it would import its own).
     names = {name.split(".")[0] for name in sys.modules} - {"__main__", "warm"}
     server.sendall(b"R" + b"\0".join(sorted(os.fsencode(name) for name in names)))
+    hooks = [
+        ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p)
+        for name in ("PyOS_BeforeFork", "PyOS_AfterFork_Parent", "PyOS_AfterFork_Child")
+    ]
+    rest, rest_size = ctypes.c_char_p(), ctypes.c_long()
     # What is imported now is never collected: a bot's collections then do not walk (and
     # copy, page by page) the memory it shares with the fork server.
     # compile() makes the interpreter's ~120 AST types on its first call (1 ms of CPU): once
@@ -90,40 +94,16 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     compile("", "<fork server>", "exec")
     gc.collect()
     gc.freeze()
-    pythonapi = ctypes.pythonapi
-    size = socket.CMSG_SPACE(5 * struct.calcsize("i"))
-    while True:
-        try:
-            data, ancillary, _flags, _ = server.recvmsg(1, size)
-        except InterruptedError:
-            continue
-        if not data:
-            os._exit(0)  # the judge closed its end
-        fds: list[int] = []
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds += struct.unpack(f"{len(payload) // 4}i", payload[: len(payload) // 4 * 4])
-        pid = -1
-        if len(fds) in (4, 5):
-            rest, rest_size = ctypes.c_char_p(), ctypes.c_long()
-            pythonapi.PyOS_BeforeFork()
-            # The child and the relay and pid 1 it becomes run C only (launcher.c); the call
-            # returns 0 in the bot's process, in its sandbox.
-            pid = library.launcher_fork(
-                fds[4] if len(fds) == 5 else -1,
-                *fds[:4],
-                ctypes.byref(rest),
-                ctypes.byref(rest_size),
-            )
-            if pid == 0:
-                pythonapi.PyOS_AfterFork_Child()
-                # Not freed on the return (the libraries' objects would be: their pages copied).
-                _kept.extend((library, libc, server))
-                return _bot(server, rest, rest_size.value)
-            pythonapi.PyOS_AfterFork_Parent()
-        for fd in fds:
-            os.close(fd)
-        server.sendall(struct.pack("i", pid if pid > 0 else -1))
+    # The loop is launcher.c's (launcher_serve): per start, the descriptors from the socket,
+    # a child forked between the interpreter's before / after-fork calls (the child and the
+    # relay and pid 1 it becomes run C only), its pid answered. It returns only in a bot's
+    # process, in its sandbox, or when the judge closed its end.
+    fd = server.fileno()
+    if library.launcher_serve(fd, *hooks, ctypes.byref(rest), ctypes.byref(rest_size)) != 0:
+        os._exit(0)
+    # Not freed on the return (the libraries' objects would be: their pages copied).
+    _kept.extend((library, libc, server, hooks))
+    return _bot(server, rest, rest_size.value)
 
 
 def _exit_code(exc: SystemExit) -> int:

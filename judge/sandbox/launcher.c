@@ -1298,6 +1298,74 @@ EXPORT long launcher_fork(int cgroup_fd, int in_fd, int out_fd, int err_fd, int 
     *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, rest);
     return 0;
 }
+
+/* The fork server's loop (bots/forkserver.py), in C so that between forks it touches none of
+ * the interpreter's pages (each one touched after a fork is copied): per message on the
+ * SOCK_SEQPACKET socket server_fd, one byte and 4 or 5 descriptors (stdin, stdout, stderr,
+ * words, the v2 cgroup), a child forked as launcher_fork does, between the interpreter's
+ * before / after-fork calls, its pid (or -1) sent back, the descriptors closed. Returns 0 in
+ * a bot's process (*rest, *size as launcher_fork), -1 once the socket is closed or fails. */
+typedef void (*fork_hook)(void);
+struct iovec_ { void *base; unsigned long len; };
+struct msghdr_ {
+    void *name;
+    int namelen;
+    struct iovec_ *iov;
+    unsigned long iovlen;
+    void *control;
+    unsigned long controllen;
+    unsigned flags;
+};
+struct cmsghdr_ { unsigned long len; int level, type; };
+#define SOL_SOCKET_ 1
+#define SCM_RIGHTS_ 1
+#define MSG_NOSIGNAL_ 0x4000
+#define SERVE_FDS 5
+
+EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_parent,
+                           fork_hook after_child, char **rest, long *size) {
+    for (;;) {
+        char byte;
+        struct iovec_ iov = {&byte, 1};
+        unsigned long control[(sizeof(struct cmsghdr_) + SERVE_FDS * sizeof(int)) /
+                                  sizeof(unsigned long) + 2];
+        struct msghdr_ msg = {0, 0, &iov, 1, control, sizeof control, 0};
+        long got = sc3(__NR_recvmsg, server_fd, &msg, 0);
+        if (got == -EINTR) continue;
+        if (got <= 0) return -1; /* the judge closed its end */
+        int fds[SERVE_FDS], n = 0;
+        unsigned long at = 0, align = sizeof(unsigned long);
+        while (at + sizeof(struct cmsghdr_) <= msg.controllen) {
+            struct cmsghdr_ *head = (struct cmsghdr_ *)((char *)control + at);
+            if (head->len < sizeof *head || at + head->len > msg.controllen) break;
+            if (head->level == SOL_SOCKET_ && head->type == SCM_RIGHTS_) {
+                const int *given = (const int *)(head + 1);
+                unsigned long count = (head->len - sizeof *head) / sizeof(int);
+                for (unsigned long k = 0; k < count; k++) {
+                    if (n < SERVE_FDS) fds[n++] = given[k];
+                    else close_(given[k]);
+                }
+            }
+            at += (head->len + align - 1) / align * align;
+        }
+        long pid = -1;
+        if (n == 4 || n == 5) {
+            before();
+            pid = launcher_fork(n == 5 ? fds[4] : -1, fds[0], fds[1], fds[2], fds[3], rest, size);
+            if (pid == 0) {
+                after_child();
+                return 0;
+            }
+            after_parent();
+        }
+        for (int k = 0; k < n; k++) close_(fds[k]);
+        int answer = pid > 0 ? (int)pid : -1;
+        long sent;
+        while ((sent = sc6(__NR_sendto, server_fd, (long)&answer, sizeof answer, MSG_NOSIGNAL_,
+                           0, 0)) == -EINTR) {}
+        if (sent != (long)sizeof answer) return -1;
+    }
+}
 #else
 int main(int argc, char **argv, char **envp) {
     environ_ = envp;

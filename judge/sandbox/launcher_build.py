@@ -30,7 +30,12 @@ NOLIBC = (
 BUILDS = (NOLIBC, ("-O2", "-static"), ("-O2",))
 # The fork server's shared object (the same steps, returning in the bot's process): with libc.
 LIBRARY = ("-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-DLAUNCHER_LIBRARY")
-LIBRARY_SYMBOLS = ("launcher_fork", "launcher_fork_child", "launcher_clone_parent")
+LIBRARY_SYMBOLS = (
+    "launcher_serve",
+    "launcher_fork",
+    "launcher_fork_child",
+    "launcher_clone_parent",
+)
 
 
 def binary_name() -> str:
