@@ -1065,18 +1065,51 @@ static void namespace_relay(long child, int status_fd) {
     exit_like(status);
 }
 
+#if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
+/* The fork server's child is a copy of a whole interpreter's address space: pid 1 shares it
+ * (CLONE_VM) instead of copying it again, and runs on this very stack while the relay waits
+ * (CLONE_VFORK) until pid 1 exits. The relay then goes straight to namespace_relay with what
+ * it kept in registers, never reading the frames pid 1 wrote over. Returns 0 in pid 1, a
+ * negative errno if the clone failed; the relay never returns. */
+static long clone_pid1(unsigned long flags, int status_fd) {
+    long ret;
+    register long fd __asm__("r12") = status_fd;
+    register void (*relay)(long, int) __asm__("r13") = namespace_relay;
+    register long r10 __asm__("r10") = 0;
+    register long r8 __asm__("r8") = 0;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jle 1f\n\t"
+                     "mov %%rax, %%rdi\n\t"
+                     "mov %%r12, %%rsi\n\t"
+                     "and $-16, %%rsp\n\t"
+                     "call *%%r13\n\t"
+                     "1:"
+                     : "=a"(ret)
+                     : "a"((long)__NR_clone), "D"(flags), "S"(0L), "d"(0L), "r"(r10), "r"(r8),
+                       "r"(fd), "r"(relay)
+                     : "rcx", "r11", "memory");
+    return ret;
+}
+#endif
+
 /* Returns in the bot's process, inside every namespace and its tree, as the bot's uid. */
 static void enter_namespaces(struct tree *t, const char *ids) {
     long uid = sc0(__NR_getuid), gid = sc0(__NR_getgid);
     if (!ids) own_user_namespace(uid, gid);
     int status_pipe[2];
     CHECK(sc2(__NR_pipe2, status_pipe, O_CLOEXEC), "pipe", 0);
+#if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
+    long child = clone_pid1(CLONE_VM | CLONE_VFORK | NS_CLONE | SIGCHLD, status_pipe[0]);
+    if (child < 0) die_err("clone namespaces", 0, child);
+#else
     long child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
     if (child < 0) die_err("clone namespaces", 0, child);
     if (child > 0) {
         close_(status_pipe[1]);
         namespace_relay(child, status_pipe[0]);
     }
+#endif
     close_(status_pipe[0]);
     prctl_(PR_SET_PDEATHSIG, SIGKILL); /* with the relay, which dies with the judge */
     build_tree(t);
