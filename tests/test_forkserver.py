@@ -350,3 +350,40 @@ async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
     assert [started for started, _ in reports] == ["forked", "cold"]
     assert reports[0][1] == reports[1][1]
     assert reports[0][1]["said"] == "KeyboardInterrupt"
+
+
+PID1 = r"""
+import json, os
+try:
+    with open("/proc/1/mem", "rb"):
+        opened = True
+except OSError:
+    opened = False
+owner = {path: os.stat(path).st_uid for path in ("/proc/1/environ", "/proc/self/environ")}
+print(json.dumps({"me": os.getuid(), "pid1_owner": owner["/proc/1/environ"],
+                  "self_owner": owner["/proc/self/environ"], "opened": opened}), flush=True)
+input()
+"""
+
+
+async def test_a_forked_bots_pid1_is_not_open_to_it(tmp_path: Path, layer: str) -> None:
+    """pid 1 above a forked bot shares its relay's memory (outside the namespaces): it is not
+    dumpable, so /proc/1's files are not the bot's and its memory cannot be opened; the bot's
+    own (/proc/self/environ) are its own, as a cold bot's."""
+    box = tmp_path / "pid1"
+    box.mkdir()
+    (box / "bot.py").write_text(PID1)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(
+        name="pid1", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
+    )
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, bot)
+    proc = await sandbox.start(bot, seed=9)
+    assert _started(proc) == "forked"
+    report = await read_report(proc)
+    await proc.kill()
+    assert report["self_owner"] == report["me"]
+    assert report["pid1_owner"] != report["me"]
+    assert report["opened"] is False

@@ -1122,9 +1122,18 @@ static void enter_namespaces(struct tree *t, const char *ids) {
         prctl_(PR_SET_PDEATHSIG, SIGKILL);                 /* the uid change cleared it */
         own_user_namespace(uid, gid);
     }
+#if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
+    /* pid 1's memory is the relay's (outside every namespace, the judge's uid): no process
+     * of the bot's uid may read or write it through /proc; the bot's own copy is dumpable, as
+     * an exec'd bot is. */
+    CHECK(prctl_(PR_SET_DUMPABLE, 0), "dumpable", 0);
+#endif
     long bot = fork_();
     if (bot < 0) die_err("fork", 0, bot);
     if (bot > 0) namespace_init(bot, status_pipe[1]);
+#if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
+    CHECK(prctl_(PR_SET_DUMPABLE, 1), "dumpable", 0);
+#endif
     prctl_(PR_SET_PDEATHSIG, SIGKILL);
 }
 
