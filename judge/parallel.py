@@ -139,10 +139,21 @@ def batch_scheduled() -> Iterator[bool]:
                 os.sched_setscheduler(0, previous, os.sched_param(0))
 
 
-def _sandbox_for(layer: str | None) -> Sandbox:
-    from judge.sandbox.select import default_sandbox
+_sandboxes: dict[str | None, Sandbox] = {}
 
-    return default_sandbox(layer)
+
+def _sandbox_for(layer: str | None) -> Sandbox:
+    """This worker's sandbox of ``layer``, one for all its batches (each batch is a trio run
+    of its own): its fork servers, started once, then serve every batch after."""
+    sandbox = _sandboxes.get(layer)
+    if sandbox is None:
+        from judge.sandbox.isolated import IsolatedSandbox
+        from judge.sandbox.select import default_sandbox
+
+        sandbox = _sandboxes[layer] = default_sandbox(layer)
+        if isinstance(sandbox, IsolatedSandbox):
+            sandbox.keep_fork_servers()
+    return sandbox
 
 
 class LineFile:

@@ -387,3 +387,27 @@ async def test_a_forked_bots_pid1_is_not_open_to_it(tmp_path: Path, layer: str) 
     assert report["self_owner"] == report["me"]
     assert report["pid1_owner"] != report["me"]
     assert report["opened"] is False
+
+
+def test_kept_fork_servers_serve_run_after_run(tmp_path: Path, layer: str) -> None:
+    """A worker process plays batch after batch, each a trio run of its own: with
+    keep_fork_servers() the next run's first Python bot is forked at once, by the same
+    fork server, instead of starting and importing a new one for every batch."""
+    sandbox = _sandbox(layer)
+    sandbox.keep_fork_servers()
+    bot = _bot(tmp_path, "bot")
+    try:
+        trio.run(_until_forked, sandbox, bot)
+        (server,) = sandbox.fork_server_pids()
+
+        async def first_start() -> str:
+            proc = await sandbox.start(bot, seed=5)
+            await read_report(proc)
+            await proc.kill()
+            return _started(proc)
+
+        assert trio.run(first_start) == "forked"
+        assert sandbox.fork_server_pids() == {server}
+    finally:
+        sandbox.close_fork_servers()
+    assert sandbox.fork_server_pids() == set()

@@ -11,6 +11,7 @@ Process chain per bot (the launcher is judge/sandbox/launcher.c; no other progra
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.machinery
 import os
@@ -329,6 +330,9 @@ class IsolatedSandbox(Sandbox):
         self._forkers: trio.lowlevel.RunVar[dict[object, _ForkSlot]] = trio.lowlevel.RunVar(
             "fork servers"
         )
+        # With keep_fork_servers(): this process's fork servers, whatever the run.
+        self._kept_forkers: dict[object, _ForkSlot] | None = None
+        self._kept_by = 0
         self.forked: Counter[str] = Counter()  # bots started by a fork server, by its kind
 
     def describe(self) -> str:
@@ -509,11 +513,41 @@ class IsolatedSandbox(Sandbox):
 
     def fork_server_pids(self) -> set[int]:
         """This run's fork servers (they run the judge's code only, never a bot's)."""
-        try:
-            slots = self._forkers.get()
-        except LookupError:
-            return set()
+        slots = self._fork_slots(create=False)
         return {slot.server.pid for slot in slots.values() if slot.server is not None}
+
+    def keep_fork_servers(self) -> None:
+        """Keep fork servers from one trio run to the next, until this process ends: for a
+        worker process that plays batch after batch of matches, each batch a run of its
+        own (the local and Dask executors), which would otherwise start and import one
+        anew for every batch. (By default they end with their run.)"""
+        if self._kept_forkers is None or self._kept_by != os.getpid():
+            self._kept_forkers, self._kept_by = {}, os.getpid()
+            atexit.register(self.close_fork_servers)
+
+    def close_fork_servers(self) -> None:
+        """End the fork servers kept across runs (a forked child leaves its parent's)."""
+        if self._kept_forkers is None or self._kept_by != os.getpid():
+            return
+        for slot in self._kept_forkers.values():
+            if slot.server is not None:
+                slot.server.close()
+        self._kept_forkers.clear()
+
+    def _fork_slots(self, create: bool = True) -> dict[object, _ForkSlot]:
+        if self._kept_forkers is not None and self._kept_by == os.getpid():
+            return self._kept_forkers
+        try:
+            return self._forkers.get()
+        except LookupError:
+            slots: dict[object, _ForkSlot] = {}
+            if create:
+                self._forkers.set(slots)
+            return slots
+        except RuntimeError:  # outside a trio run: none of a run's
+            if create:
+                raise
+            return {}
 
     async def _keep_warm(self, pool: _WarmPool) -> None:
         """Refills the pool after each hand-out; ends its sandboxes unused when the run ends."""
@@ -644,11 +678,7 @@ class IsolatedSandbox(Sandbox):
     def _fork_server(self, kind: _ForkKind) -> ForkServer | None:
         """This run's fork server of ``kind`` if it is ready; started after the run's first
         WARM_AFTER starts of such bots (a single match starts none)."""
-        try:
-            slots = self._forkers.get()
-        except LookupError:
-            slots = {}
-            self._forkers.set(slots)
+        slots = self._fork_slots()
         slot = slots.setdefault(kind[:3], _ForkSlot())
         slot.starts += 1
         server = slot.server
@@ -671,7 +701,8 @@ class IsolatedSandbox(Sandbox):
                 slot.spawned = FORK_SERVER_RESPAWNS + 1
                 return None
             slot.spawned += 1
-            trio.lowlevel.spawn_system_task(_end_with_run, slot.server, name="fork server")
+            if slots is not self._kept_forkers:
+                trio.lowlevel.spawn_system_task(_end_with_run, slot.server, name="fork server")
             return None  # it imports meanwhile
         return server if server.is_ready() else None
 
