@@ -574,8 +574,7 @@ class Match:
             first = bool(unanswered) and not unanswered.isdisjoint(movers)
             failed_before = len(failures)
             # -- exchange: write every message, then take the answers already there.
-            if paused and not paused.isdisjoint(movers):
-                self.resume(movers)  # before the clock starts: waking up is not the bot's time
+            waking = bool(paused) and not paused.isdisjoint(movers)
             started = perf_counter()  # response times; the trio clock is read only to wait
             live: list[Seat] = []
             for index in movers:
@@ -589,6 +588,12 @@ class Match:
                 except BotFailed as failure:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire now
                     self.disqualify(index, await _confirm_gone(seat, failure))
+            if waking:
+                # Thawed after its message is in the pipe, a bot wakes once and reads it (thawed
+                # before, it would wake, block in its read, and be woken again by the write).
+                # The clock starts again: waking up is not the bot's time.
+                self.resume(movers)
+                started = perf_counter()
             if yield_after_send and live:
                 os.sched_yield()
             answers: dict[int, list[str]] = {}
