@@ -20,9 +20,11 @@ abandoned attempt are dropped (``MatchJob.on_restart``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import os
+import threading
 import uuid
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
@@ -56,6 +58,9 @@ WORKER_SETTINGS = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
 }
+# A box whose last walk found at most this many entries is walked again in the trio thread:
+# lstat-ing a few files (~5 us) costs far less than a round trip to a worker thread.
+INLINE_WALK = 64
 # How many times a match the cluster dropped (not failed) is submitted before giving up.
 SUBMISSIONS = 3
 WORKER_HELP = (
@@ -94,10 +99,16 @@ class _Live:
 
 @dataclass
 class _Waiting:
-    """A submitted match: set once its payload came as an event or its task ended."""
+    """A submitted match. Its task is submitted and watched on the client's event-loop thread
+    (``_submit_on_loop``), which wakes the trio side once: when the task ended, with the
+    payload that came ahead of it as an event (the future then released there too)."""
 
     done: trio.Event = field(default_factory=trio.Event)
-    payload: dict[str, Any] | None = None
+    payload: dict[str, Any] | None = None  # set on the loop thread
+    future: Any = None  # set on the loop thread
+    error: BaseException | None = None  # submitting failed (on the loop thread)
+    submitted: threading.Event = field(default_factory=threading.Event)
+    watch: Any = None  # the loop's task waiting for the future
 
 
 class _Dropped(Exception):
@@ -153,6 +164,7 @@ class DaskExecutor(Executor):
         self._scheduler_id: str | None = None  # the scheduler our boxes and subscription live on
         self._in_use: Counter[str] = Counter()
         self._packed: dict[tuple[Path, tuple[Any, ...]], str] = {}  # (box, its files) -> hash
+        self._walked: dict[Path, int] = {}  # box -> entries its last walk found
         self._ship_lock = trio.Lock()
         self._box_dirs: dict[str, Path] = {}  # hash -> the box it was packed from
         self._workers: set[str] = set()  # the workers our boxes were sent to
@@ -359,20 +371,21 @@ class DaskExecutor(Executor):
 
     # -- lines from the workers ------------------------------------------
     def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
-        # On the client's event-loop thread: hand over to the trio thread.
-        token = self._token
-        if token is None:
-            return
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(self._deliver, event[1])
-
-    def _deliver(self, message: dict[str, Any]) -> None:
+        # On the client's event-loop thread. A result is kept for the task's end (which comes
+        # next on the same stream, see ``_submit_on_loop``); lines go to the trio thread.
+        message = event[1]
         if "payload" in message:
             waiting = self._results.get(message["key"])
             if waiting is not None and waiting.payload is None:
                 waiting.payload = message["payload"]
-                waiting.done.set()
             return
+        token = self._token
+        if token is None:
+            return
+        with contextlib.suppress(trio.RunFinishedError):
+            token.run_sync_soon(self._deliver, message)
+
+    def _deliver(self, message: dict[str, Any]) -> None:
         live = self._live.get(message.get("match", ""))
         if live is not None:
             live.event(message)
@@ -388,7 +401,7 @@ class DaskExecutor(Executor):
                 if bot.box is None or bot.box in digests:
                     continue
                 # A box is packed again only when one of its files changed (or was added).
-                signature = (bot.box, await trio.to_thread.run_sync(_files_of, bot.box))
+                signature = (bot.box, await self._walk(bot.box))
                 digest = self._packed.get(signature)
                 if digest is None or digest not in self._boxes:
                     packed = await trio.to_thread.run_sync(artifacts.pack_box, bot.box)
@@ -405,6 +418,14 @@ class DaskExecutor(Executor):
                 self._in_use[digest] += 1
         spec_json = artifacts.portable_match(job.spec, digests)
         return spec_json, {d: self._boxes[d] for d in digests.values()}
+
+    async def _walk(self, box: Path) -> tuple[Any, ...]:
+        if self._walked.get(box, INLINE_WALK + 1) <= INLINE_WALK:
+            files = _files_of(box)
+        else:
+            files = await trio.to_thread.run_sync(_files_of, box)
+        self._walked[box] = len(files)
+        return files
 
     def _unship(self, boxes: dict[str, Any]) -> None:
         for digest in boxes:
@@ -496,44 +517,31 @@ class DaskExecutor(Executor):
     async def _play(
         self, job: MatchJob, match_id: str, spec_json: str, boxes: dict[str, Any], submission: int
     ) -> MatchResult:
-        from judge.executors.dask_worker import play_match
-
         wants_lines = match_id in self._live
         token = trio.lowlevel.current_trio_token()
         # A resubmitted match gets a key of its own: the dropped one may linger a moment.
         key = f"match-{match_id}" if submission == 1 else f"match-{match_id}-{submission}"
         waiting = self._results[key] = _Waiting()
-        done = waiting.done
-        future = self.client.submit(
-            play_match,
-            spec_json,
-            boxes,
-            self.topic,
-            wants_lines,
-            job.batch_scheduling,
-            self.min_layer,
-            key=key,
-            resources={RESOURCE: 1},
-            pure=False,
-        )
-
-        def finished(_: Any) -> None:
-            with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(done.set)
-
-        future.add_done_callback(finished)
+        args = (spec_json, boxes, self.topic, wants_lines, job.batch_scheduling, self.min_layer)
+        client = self.client
+        if client.status in ("failed", "closed"):
+            raise ExecutorError(f"match {match_id}: the Dask client is {client.status}")
+        client.loop.add_callback(self._submit_on_loop, client, token, waiting, key, args)
         try:
-            await done.wait()
+            await waiting.done.wait()
+            if waiting.error is not None:
+                raise ExecutorError(f"match {match_id}: submitting it failed: {waiting.error}")
             if waiting.payload is not None:
-                # Came as an event, just ahead of the task's end: nothing to fetch.
+                # Came as an event, just ahead of the task's end: nothing to fetch (and the
+                # future was released on the loop).
                 payload = waiting.payload
-                future.release()
             else:
-                payload = await self._outcome(future, match_id)
+                payload = await self._outcome(waiting.future, match_id)
                 self.results_fetched += 1
         except BaseException:
             # The caller gave up (cancelled) or the cluster failed: let the task go.
-            future.cancel()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._cancel, waiting)
             raise
         finally:
             del self._results[key]
@@ -544,6 +552,50 @@ class DaskExecutor(Executor):
             text = zstandard.ZstdDecompressor().decompress(payload["lines"]).decode()
             live.finish(payload["attempt"], text.splitlines(keepends=True))
         return result
+
+    @staticmethod
+    def _submit_on_loop(
+        client: Any,
+        token: trio.lowlevel.TrioToken,
+        waiting: _Waiting,
+        key: str,
+        args: tuple[Any, ...],
+    ) -> None:
+        """On the client's event-loop thread: submit the task and watch it there. One wake
+        of the loop per match (not one for the submission, one for a done callback and one
+        for the release), and no trip through Dask's callback thread."""
+        from distributed.client import done_callback
+
+        from judge.executors.dask_worker import play_match
+
+        def finished(future: Any) -> None:
+            if waiting.payload is not None:
+                future.release()
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(waiting.done.set)
+
+        try:
+            waiting.future = client.submit(
+                play_match, *args, key=key, resources={RESOURCE: 1}, pure=False
+            )
+        except Exception as exc:  # a client closing meanwhile
+            waiting.error = exc
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(waiting.done.set)
+            return
+        finally:
+            waiting.submitted.set()
+        waiting.watch = asyncio.ensure_future(
+            done_callback(waiting.future, finished)  # type: ignore[no-untyped-call]
+        )
+
+    @staticmethod
+    def _cancel(waiting: _Waiting) -> None:
+        """Cancel a match's task (in a worker thread: it waits for the loop)."""
+        waiting.submitted.wait(CONNECT_TIMEOUT)
+        if waiting.future is not None:
+            with contextlib.suppress(Exception):  # a client already closed
+                waiting.future.cancel()
 
     async def _outcome(self, future: Any, match_id: str) -> dict[str, Any]:
         status = future.status
