@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import math
 import os
+import pickle
 import threading
 import uuid
 from collections import Counter, OrderedDict
@@ -104,7 +105,7 @@ class _Waiting:
     payload that came ahead of it as an event (the future then released there too)."""
 
     done: trio.Event = field(default_factory=trio.Event)
-    payload: dict[str, Any] | None = None  # set on the loop thread
+    payload: bytes | None = None  # set on the loop thread
     future: Any = None  # set on the loop thread
     error: BaseException | None = None  # submitting failed (on the loop thread)
     submitted: threading.Event = field(default_factory=threading.Event)
@@ -534,9 +535,9 @@ class DaskExecutor(Executor):
             if waiting.payload is not None:
                 # Came as an event, just ahead of the task's end: nothing to fetch (and the
                 # future was released on the loop).
-                payload = waiting.payload
+                raw = waiting.payload
             else:
-                payload = await self._outcome(waiting.future, match_id)
+                raw = await self._outcome(waiting.future, match_id)
                 self.results_fetched += 1
         except BaseException:
             # The caller gave up (cancelled) or the cluster failed: let the task go.
@@ -545,6 +546,8 @@ class DaskExecutor(Executor):
             raise
         finally:
             del self._results[key]
+        # (pickled by our own task on a worker, as Dask pickles results anyway)
+        payload = pickle.loads(raw)
         result = MatchResult.model_validate_json(payload["result"])
         self.fetches.append({"seconds": payload["fetch_s"], "cached": payload["cached"]})
         live = self._live.get(match_id)
@@ -597,12 +600,12 @@ class DaskExecutor(Executor):
             with contextlib.suppress(Exception):  # a client already closed
                 waiting.future.cancel()
 
-    async def _outcome(self, future: Any, match_id: str) -> dict[str, Any]:
+    async def _outcome(self, future: Any, match_id: str) -> bytes:
         status = future.status
         if status == "finished":
             async with self._gather:
                 try:
-                    payload: dict[str, Any] = await trio.to_thread.run_sync(future.result)
+                    payload: bytes = await trio.to_thread.run_sync(future.result)
                 except Exception as exc:
                     raise ExecutorError(
                         f"match {match_id}: fetching its result failed: {exc}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import shutil
 import tempfile
 import threading
@@ -101,8 +102,9 @@ def play_match(
     want_lines: bool,
     batch: bool,
     min_layer: str | None = None,
-) -> dict[str, Any]:
-    """The Dask task: fetch-or-reuse the boxes, play the match, return result and lines.
+) -> bytes:
+    """The Dask task: fetch-or-reuse the boxes, play the match, return result and lines
+    (pickled, one bytes object).
 
     A worker whose sandbox is below ``min_layer`` refuses the match (SandboxError).
     """
@@ -170,16 +172,21 @@ def play_match(
             publisher.flush()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    payload = {
-        "result": result.model_dump_json(),
-        "lines": zstandard.ZstdCompressor().compress("".join(lines).encode())
-        if want_lines
-        else b"",
-        "attempt": attempt,
-        "fetch_s": fetch_s,
-        "cached": hits == len(boxes),
-        "pid": os.getpid(),
-    }
+    # One bytes object, not a dict: the worker sizes a task's result (dask.sizeof walks a
+    # dict item by item, twice per task) and the event and the result both carry it.
+    payload = pickle.dumps(
+        {
+            "result": result.model_dump_json(),
+            "lines": zstandard.ZstdCompressor().compress("".join(lines).encode())
+            if want_lines
+            else b"",
+            "attempt": attempt,
+            "fetch_s": fetch_s,
+            "cached": hits == len(boxes),
+            "pid": os.getpid(),
+        },
+        protocol=pickle.HIGHEST_PROTOCOL,
+    )
     if topic and key is not None:
         # The result goes back on the event stream too, ahead of the task's completion
         # (the worker sends both in order on one stream): the caller then need not fetch
