@@ -329,6 +329,50 @@ async def test_a_result_comes_back_as_an_event_or_else_is_fetched() -> None:
     assert first.summary == second.summary == "0-5"
 
 
+BOX_WRITER = """
+import os, botlib
+seen = os.path.exists("mark")  # left by an earlier match?
+if {write}:
+    with open("mark", "w") as mark:
+        mark.write("x")
+with open({log!r}, "a") as log:
+    log.write(os.getcwd() + "\\n")
+for message in botlib.messages():
+    botlib.answer("S" if seen else "P")
+"""
+
+
+def box_writer(directory: Path, log: Path, write: bool) -> BotSpec:
+    """A bot that notes its working directory (its box's copy) and may write in it; it plays
+    paper, or scissors if it finds what an earlier match wrote."""
+    from judge.bots import resolve
+
+    directory.mkdir(parents=True)
+    script = directory / "writer.py"
+    script.write_text(BOX_WRITER.format(write=write, log=str(log)))
+    return resolve(str(script), "rps")
+
+
+@pytest.mark.parametrize("write", [True, False])
+async def test_what_a_bot_writes_in_its_box_never_reaches_its_next_match(
+    tmp_path: Path, write: bool
+) -> None:
+    """A worker keeps a match's copy of a box for the next match of that box only if the
+    match left it exactly as it was made; a bot that wrote in it gets a fresh one."""
+    log = tmp_path / "cwds.txt"
+    bot = box_writer(tmp_path / "box", log, write)
+    async with DaskExecutor(None, local_workers=1, sandbox_layer="none") as executor:
+        for n in range(3):
+            spec = rps_spec(bot, builtin("rps", "rock"), turns=5)
+            result = await executor.run(MatchJob(spec.model_copy(update={"match_id": f"w{n}"})))
+            assert result.summary == "5-0"  # paper each time: no mark from an earlier match
+    first, *later = log.read_text().splitlines()
+    if write:
+        assert len({first, *later}) == 3  # a fresh copy for every match
+    else:
+        assert later == [first, first]  # the same copy, unchanged, serves every match
+
+
 async def test_a_box_reaches_the_live_workers_when_one_died_meanwhile(tmp_path: Path) -> None:
     """Dask's broadcast scatter retries a worker that died during it forever (the run hung);
     the executor hands a box to one worker at a time and passes over a dead one."""

@@ -5,7 +5,9 @@ no owners), named by the SHA-256 of that tar: the same files give the same name 
 machine, a changed bot a new one. A spec is made portable by replacing the paths that differ
 between machines with tokens: its box, the judge's own tree (built-in bots, adapters) and the
 Python interpreter. A worker unpacks each box once into its cache (``unpacked``) and gives
-every match a fresh copy of it, so nothing a bot writes reaches another match.
+every match a copy of it of its own (``BoxCopies``): one that an earlier match of that worker
+process left exactly as it was made, else a fresh one, so nothing a bot writes reaches another
+match.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import shutil
 import sys
 import tarfile
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +153,101 @@ def unpacked(digest: str, packed: bytes) -> tuple[Path, bool]:
     return target, False
 
 
-def match_copy(cached: Path, workdir: Path) -> Path:
-    """A fresh copy of a cached box for one match."""
-    shutil.copytree(cached, workdir, symlinks=True)
-    return workdir
+def tree_state(root: Path) -> tuple[Any, ...]:
+    """Every entry of a tree (the root too) with what any change to it changes: inode, type
+    and mode, owner, links, size, modification and change times (a write, a new or removed
+    name, chmod, utime: all change a ctime, which no one can set back)."""
+    found = []
+    for path, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in ("", *sorted(files), *dirs):
+            entry = os.path.join(path, name) if name else path
+            try:
+                info = os.lstat(entry)
+            except OSError:
+                return ()
+            found.append(
+                (
+                    entry,
+                    info.st_ino,
+                    info.st_mode,
+                    info.st_uid,
+                    info.st_gid,
+                    info.st_nlink,
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_ctime_ns,
+                )
+            )
+    return tuple(found)
+
+
+class BoxCopies:
+    """This process's copies of cached boxes for its matches. A match takes a copy and gives
+    it back after; the next match of that box gets it again if it is exactly as it was made
+    (``tree_state``), else a fresh one: copying a box and removing it cost ~0.2 ms a match,
+    checking one a few µs. Copies live in a directory of this process (under the cache),
+    which a later process removes once this one is gone."""
+
+    KEPT_PER_BOX = 2
+    BOXES_KEPT = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: OrderedDict[str, list[tuple[Path, tuple[Any, ...]]]] = OrderedDict()
+        self._made = 0
+        self._root: Path | None = None
+
+    def _directory(self) -> Path:
+        if self._root is None:
+            root = cache_root()
+            root.mkdir(parents=True, exist_ok=True, mode=0o755)
+            for stale in root.glob("copies-*"):
+                pid = stale.name.removeprefix("copies-")
+                if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                    shutil.rmtree(stale, ignore_errors=True)
+            mine = root / f"copies-{os.getpid()}"
+            mine.mkdir(mode=0o700, exist_ok=True)
+            self._root = mine
+        return self._root
+
+    def take(self, digest: str, cached: Path) -> tuple[Path, tuple[Any, ...]]:
+        """A copy of the cached box ``digest`` for one match, and its state as made."""
+        with self._lock:
+            kept = self._free.get(digest)
+            copy = kept.pop() if kept else None
+        if copy is not None:
+            if tree_state(copy[0]) == copy[1]:
+                return copy
+            shutil.rmtree(copy[0], ignore_errors=True)
+        with self._lock:
+            self._made += 1
+            path = self._directory() / f"{digest[:16]}-{self._made}"
+        shutil.copytree(cached, path, symlinks=True)
+        return path, tree_state(path)
+
+    def give_back(self, digest: str, copy: tuple[Path, tuple[Any, ...]]) -> None:
+        """The match is over (its bots gone): the copy may serve the next match."""
+        dropped: list[Path] = []
+        with self._lock:
+            kept = self._free.setdefault(digest, [])
+            self._free.move_to_end(digest)
+            if len(kept) < self.KEPT_PER_BOX and copy[1]:
+                kept.append(copy)
+            else:
+                dropped.append(copy[0])
+            while len(self._free) > self.BOXES_KEPT:
+                _, old = self._free.popitem(last=False)
+                dropped += [path for path, _ in old]
+        for path in dropped:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

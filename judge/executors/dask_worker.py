@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import shutil
-import tempfile
 import threading
 import time
 import uuid
@@ -31,6 +29,7 @@ PUBLISH_INTERVAL = 0.1
 CANCEL_POLL = 0.25
 
 _sandbox: Sandbox | None = None
+_copies = artifacts.BoxCopies()
 _sandbox_lock = threading.Lock()
 
 
@@ -130,12 +129,11 @@ def play_match(
     for digest, packed in boxes.items():
         cached[digest], hit = artifacts.unpacked(digest, packed)
         hits += hit
-    work = Path(tempfile.mkdtemp(prefix="botjudge-match-"))
+    taken: dict[str, tuple[Path, Any]] = {}
     try:
-        copies = {
-            digest: artifacts.match_copy(path, work / digest[:16])
-            for digest, path in cached.items()
-        }
+        for digest, path in cached.items():
+            taken[digest] = _copies.take(digest, path)
+        copies = {digest: copy[0] for digest, copy in taken.items()}
         fetch_s = time.perf_counter() - began
         spec = MatchSpec.model_validate_json(spec_json)
         spec = spec.model_copy(
@@ -171,7 +169,8 @@ def play_match(
         if publisher is not None:
             publisher.flush()
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        for digest, copy in taken.items():
+            _copies.give_back(digest, copy)
     # One bytes object, not a dict: the worker sizes a task's result (dask.sizeof walks a
     # dict item by item, twice per task) and the event and the result both carry it.
     payload = pickle.dumps(
