@@ -174,14 +174,15 @@ async def run_tourney(
         )
         path = replays / replay_name(match.number, names) if replays is not None else None
         follow = form.progress(report, match, names)
-        # Arena matches move every bot every turn: batch-scheduled bots do not preempt the
-        # judge while it writes a turn's messages, and the judge lets them run once they
-        # are all out.
+        # Batch-scheduled bots do not preempt the judge when its write wakes them: it goes
+        # on with the turn's other messages (arena matches move every bot every turn) and
+        # its other matches, and yields its core once they are out. (Liar's dice, 3 bots,
+        # 2 matches at a time: ~10 % less CPU per match, judge and bots.)
         return MatchJob(
             match_spec,
             replay_path=path,
             sinks=[follow.line],
-            batch_scheduling=form.arena,
+            batch_scheduling=True,
             tag=(match, follow),
         )
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from judge.bots import resolve
+from judge.models import BotSpec
 from judge.tournament import Progress, TourneySpec, match_seed, run_tourney
 from tests.conftest import ROOT
 
@@ -209,6 +211,21 @@ async def test_counting_arena_bots_run_batch_scheduled_and_the_judge_returns_to_
     result = await run_tourney(spec("counting", bot, "dedicated", options={"rounds": 4}, runs=1))
     # 3 against the counter's 100: six points a round, so the bot ran batch-scheduled.
     assert [s.score for s in sorted(result.standings, key=lambda s: s.index)] == [24, 0]
+    assert os.sched_getscheduler(0) == policy
+
+
+async def test_a_free_for_all_tourney_runs_its_bots_batch_scheduled_too(tmp_path: Path) -> None:
+    policy = os.sched_getscheduler(0)
+    box = tmp_path / "box"
+    box.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "ld_policy.py", box / "bot.py")
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(name="policy", argv=(sys.executable, str(box / "bot.py")), cwd=box, box=box)
+    tourney = TourneySpec(game="liarsdice", bots=[bot, resolve("computer", "liarsdice")], games=2)
+    result = await run_tourney(tourney)
+    # It answers nonsense (a disqualification) unless it runs batch-scheduled.
+    assert [s.disqualified for s in sorted(result.standings, key=lambda s: s.index)] == [0, 0]
     assert os.sched_getscheduler(0) == policy
 
 
