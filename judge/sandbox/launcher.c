@@ -1099,17 +1099,18 @@ static void enter_namespaces(struct tree *t, const char *ids) {
     if (!ids) own_user_namespace(uid, gid);
     int status_pipe[2];
     CHECK(sc2(__NR_pipe2, status_pipe, O_CLOEXEC), "pipe", 0);
+    long child = -EINVAL;
 #if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
-    long child = clone_pid1(CLONE_VM | CLONE_VFORK | NS_CLONE | SIGCHLD, status_pipe[0]);
-    if (child < 0) die_err("clone namespaces", 0, child);
-#else
-    long child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
-    if (child < 0) die_err("clone namespaces", 0, child);
-    if (child > 0) {
-        close_(status_pipe[1]);
-        namespace_relay(child, status_pipe[0]);
-    }
+    child = clone_pid1(CLONE_VM | CLONE_VFORK | NS_CLONE | SIGCHLD, status_pipe[0]);
 #endif
+    if (child == -EINVAL) { /* a copy of its own (a kernel refusing the above: the same) */
+        child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
+        if (child > 0) {
+            close_(status_pipe[1]);
+            namespace_relay(child, status_pipe[0]);
+        }
+    }
+    if (child < 0) die_err("clone namespaces", 0, child);
     close_(status_pipe[0]);
     prctl_(PR_SET_PDEATHSIG, SIGKILL); /* with the relay, which dies with the judge */
     build_tree(t);
