@@ -26,7 +26,7 @@ from games import get_game
 from games.base import GameState, IllegalOrder
 from judge import __version__, logs
 from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
-from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
+from judge.models import BotSpec, MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode
 from replays import ReplayWriter, event_line, header_line
@@ -429,16 +429,35 @@ class Match:
 
     # -- lifecycle -------------------------------------------------------
     async def start_bots(self, nursery: trio.Nursery) -> None:
-        for index, bot in enumerate(self.spec.bots):
+        """Every bot at once: a start that waits (a fork server's answer, a warm sandbox
+        being made) does not hold up the next."""
+        started: list[BotProcess | Exception | None] = [None] * len(self.spec.bots)
+
+        async def start(index: int, bot: BotSpec) -> None:
             bot_seed = (self.spec.seed * 1_000_003 + index) % (2**63)
             try:
-                proc = await self.sandbox.start(bot, seed=bot_seed)
-            except SandboxError as exc:
-                self.disqualify(index, BotFailed("start_failed", str(exc)))
-                continue
-            seat = Seat(index, bot.name, proc, Decoder(self.state.limits))
-            self.seats[index] = seat
-            nursery.start_soon(_pump_stderr, seat)
+                started[index] = await self.sandbox.start(bot, seed=bot_seed)
+            except Exception as exc:  # (raised below, as a start one by one would)
+                started[index] = exc
+
+        try:
+            async with trio.open_nursery() as starting:
+                for index, bot in enumerate(self.spec.bots):
+                    starting.start_soon(start, index, bot)
+            for failed in started:
+                if isinstance(failed, Exception) and not isinstance(failed, SandboxError):
+                    raise failed
+        finally:
+            # In seat order, as they would have started one by one; a bot started for a
+            # match that is being cancelled still gets its seat, so it is killed with it.
+            for index, bot in enumerate(self.spec.bots):
+                proc = started[index]
+                if isinstance(proc, SandboxError):
+                    self.disqualify(index, BotFailed("start_failed", str(proc)))
+                elif isinstance(proc, BotProcess):
+                    seat = Seat(index, bot.name, proc, Decoder(self.state.limits))
+                    self.seats[index] = seat
+                    nursery.start_soon(_pump_stderr, seat)
 
     def disqualify(self, index: int, failure: BotFailed) -> None:
         if index in self.failures:

@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -411,3 +412,34 @@ def test_kept_fork_servers_serve_run_after_run(tmp_path: Path, layer: str) -> No
     finally:
         sandbox.close_fork_servers()
     assert sandbox.fork_server_pids() == set()
+
+
+async def test_a_leftover_scan_while_a_fork_is_in_flight_spares_the_bot(
+    tmp_path: Path, layer: str
+) -> None:
+    """The fork's answer is awaited (the judge's other matches go on meanwhile). A scan for
+    leftovers in that moment (another bot's kill) first takes the answers in flight, so the
+    new bot, a child of the judge not yet registered, is not taken for a leftover."""
+    sandbox = _sandbox(layer)
+    bot = _bot(tmp_path, "bot")
+    await _until_forked(sandbox, bot)
+    (server,) = sandbox.fork_server_pids()
+    started: list[BotProcess] = []
+
+    async def start() -> None:
+        started.append(await sandbox.start(bot, seed=7))
+
+    os.kill(server, signal.SIGSTOP)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(start)
+            await trio.sleep(0.05)  # asked: its task waits for the answer
+            os.kill(server, signal.SIGCONT)
+            time.sleep(0.2)  # noqa: ASYNC251 (this thread held: forked, answered, not read)
+            procs.reap_adopted()
+    finally:
+        os.kill(server, signal.SIGCONT)
+    (proc,) = started
+    assert _started(proc) == "forked"
+    assert (await read_report(proc))["env"] == minimal_env(bot, seed=7, home=Path("/tmp"))
+    await proc.kill()

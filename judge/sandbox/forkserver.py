@@ -16,12 +16,16 @@ from __future__ import annotations
 import array
 import contextlib
 import os
+import select
 import signal
 import socket
 import struct
 import subprocess
 import sys
 import threading
+import time
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -46,6 +50,10 @@ class ForkServer:
         self.ready = False
         self.broken = False
         self.modules: frozenset[str] = frozenset()  # top-level names it imported ahead
+        self._pending: deque[_Request] = deque()  # forks asked for, not answered yet
+        self._reading = False  # a task waits for the socket (the others for it)
+        self._reader: trio.CancelScope | None = None
+        procs.add_scan_hook(self._drain_locked)
 
     @property
     def pid(self) -> int:
@@ -100,35 +108,41 @@ class ForkServer:
             self.broken = True
         return self.ready
 
-    def fork(self, words: bytes, cgroup_fd: int = -1) -> trio.Process:
+    async def fork(self, words: bytes, cgroup_fd: int = -1) -> trio.Process:
         """A bot's first process (it becomes the launcher's relay, as a cold start's is),
         with pipes on its stdin, stdout and stderr; ``words`` are the launcher's options, the
         program's words and its environment; with ``cgroup_fd`` (a v2 cgroup's directory) the
-        process starts in that cgroup. Blocks for the fork's round trip (well under a
-        millisecond): the pid is registered before anything else may look for leftovers.
-        Raises ForkServerGone."""
+        process starts in that cgroup. The fork's round trip is awaited (the judge's other
+        matches go on meanwhile), shielded and within ANSWER_TIMEOUT; the pid is registered
+        before anything may look for leftovers (procs.reap_adopted drains pending answers
+        first). Raises ForkServerGone."""
         pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(4)]  # stdin, stdout, stderr, words
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][0]]
         ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][1]]
-        pid = -1
+        request = _Request()
         try:
-            with procs.lock:
-                try:
-                    self.sock.settimeout(ANSWER_TIMEOUT)
+            try:
+                with procs.lock:
+                    if self.broken:
+                        raise ForkServerGone("broken")
                     sent = theirs + ([cgroup_fd] if cgroup_fd >= 0 else [])
                     fds = array.array("i", sent).tobytes()
                     self.sock.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-                    answer = self.sock.recv(4)
-                except OSError as exc:
-                    raise ForkServerGone(str(exc)) from exc
-                finally:
-                    for fd in theirs:
-                        os.close(fd)
-                if len(answer) != 4 or struct.unpack("i", answer)[0] <= 0:
-                    raise ForkServerGone(f"answered {answer!r}")
-                pid = struct.unpack("i", answer)[0]
-                procs.register_spawned_locked(pid)
-            popen = _Adopted(pid)
+                    self._pending.append(request)
+            except OSError as exc:
+                raise ForkServerGone(str(exc)) from exc
+            finally:
+                for fd in theirs:
+                    os.close(fd)
+            try:
+                with trio.CancelScope(shield=True), trio.move_on_after(ANSWER_TIMEOUT):
+                    await self._answer(request)
+            except (trio.ClosedResourceError, OSError) as exc:  # closed meanwhile
+                self._give_up(f"{type(exc).__name__}: {exc}")
+            if request.pid is None:
+                self._give_up(request.error or f"no answer within {ANSWER_TIMEOUT:g} s")
+                raise ForkServerGone(request.error or "no answer")
+            popen = _Adopted(request.pid)
         except BaseException:
             self.broken = True
             for fd in ours:
@@ -145,8 +159,87 @@ class ForkServer:
         streams = (trio.lowlevel.FdStream(fd) for fd in ours[:3])
         return trio.Process._create(popen, *streams)
 
+    async def _answer(self, request: _Request) -> None:
+        """Until ``request`` has its answer: one waiting task reads the socket at a time
+        (answers come in the order of the requests), the others wait to be woken."""
+        while not request.done:
+            if self._reading:
+                request.wake = trio.Event()
+                await request.wake.wait()
+                continue
+            self._reading = True
+            try:
+                # (cancelled by _drain_locked, should it take the answers meanwhile)
+                with trio.CancelScope() as self._reader:
+                    await trio.lowlevel.wait_readable(self.sock)
+                with procs.lock:
+                    self._take_answers_locked(block=False)
+            finally:
+                self._reading = False
+                self._reader = None
+                for other in self._pending:  # (the next one reads, if its answer is not in)
+                    if other.wake is not None:
+                        other.wake.set()
+
+    def _take_answers_locked(self, *, block: bool) -> None:
+        """The answers there (``block``: every pending one, within ANSWER_TIMEOUT), each for
+        the oldest request, its pid registered. The caller holds procs.lock."""
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while self._pending:
+            try:
+                if block:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                        self._give_up_locked(f"no answer within {ANSWER_TIMEOUT:g} s")
+                        return
+                answer = self.sock.recv(4, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                if block:
+                    continue
+                return
+            except OSError as exc:
+                self._give_up_locked(str(exc))
+                return
+            request = self._pending.popleft()
+            pid = struct.unpack("i", answer)[0] if len(answer) == 4 else -1
+            if pid <= 0:
+                request.error = f"answered {answer!r}"
+                self._give_up_locked(request.error)
+            else:
+                request.pid = pid
+                procs.register_spawned_locked(pid)
+            request.done = True
+            if request.wake is not None:
+                request.wake.set()
+
+    def _drain_locked(self) -> None:
+        """Before procs scans the judge's children: the pid of every fork in flight."""
+        if self._pending:
+            self._take_answers_locked(block=True)
+            if self._reader is not None:
+                self._reader.cancel()
+
+    def _give_up(self, why: str) -> None:
+        with procs.lock:
+            self._give_up_locked(why)
+
+    def _give_up_locked(self, why: str) -> None:
+        """Broken: every request in flight fails (a child forked for one is in the fork
+        server's session, reaped as a leftover)."""
+        self.broken = True
+        while self._pending:
+            request = self._pending.popleft()
+            request.error = request.error or why
+            request.done = True
+            if request.wake is not None:
+                request.wake.set()
+
     def close(self) -> None:
         """Ends it (its bots are not its children: they live on)."""
+        procs.remove_scan_hook(self._drain_locked)
+        self._give_up("closed")
+        with contextlib.suppress(RuntimeError):  # (outside a trio run: nobody waits on it)
+            trio.lowlevel.notify_closing(self.sock)
         with contextlib.suppress(OSError):
             self.sock.close()
         with contextlib.suppress(ProcessLookupError):
@@ -159,6 +252,14 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+@dataclass
+class _Request:
+    pid: int | None = None
+    error: str | None = None
+    done: bool = False
+    wake: trio.Event | None = None
 
 
 class _Adopted(subprocess.Popen[bytes]):

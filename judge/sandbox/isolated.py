@@ -748,7 +748,7 @@ class IsolatedSandbox(Sandbox):
                 raise ForkServerGone("a NUL in the bot's words")  # (cold: exec refuses it)
             if len(block) >= GO_MAX:  # more than the child reads (launcher.c): start cold
                 raise ForkServerGone("too many words")
-            process = server.fork(block, v2_fd)
+            process = await server.fork(block, v2_fd)
         except ForkServerGone:
             self._release(cgroups, slot)
             return None  # started another way

@@ -17,7 +17,7 @@ import ctypes
 import os
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import trio
@@ -125,6 +125,21 @@ def register_spawned_locked(pid: int) -> None:
     _bot_sessions.add(pid)
 
 
+# Called (holding the lock) before the judge's children are scanned for leftovers: a fork
+# server's forks in flight get their pids registered first (judge/sandbox/forkserver.py).
+_scan_hooks: list[Callable[[], None]] = []
+
+
+def add_scan_hook(hook: Callable[[], None]) -> None:
+    with _lock:
+        _scan_hooks.append(hook)
+
+
+def remove_scan_hook(hook: Callable[[], None]) -> None:
+    with _lock, contextlib.suppress(ValueError):
+        _scan_hooks.remove(hook)
+
+
 def forget(pid: int) -> None:
     """Called once trio has reaped a bot it spawned."""
     with _lock:
@@ -221,6 +236,8 @@ def reap_adopted(extra: Iterable[int] = ()) -> int:
     remaining = 0
     me = os.getpid()
     with _lock:
+        for hook in list(_scan_hooks):
+            hook()
         for pid in children(me):
             if pid in _spawned:
                 continue
