@@ -175,29 +175,62 @@ class _CgroupSet:
     v2_has_limits: bool  # memory, pids or cpu live in the v2 directory too
     oom_kills: int = 0  # the memory cgroup's OOM kill count when the set was released
     cpu_usec: int = 0  # its CPU time then
-    # cgroup.freeze, kept open: idle bots are frozen and thawed at every turn of a game with
-    # one mover at a time, and an open and close around each write cost as much as the write.
-    freeze_fd: int = -1
+    # Its files, kept open: a bot's start and end read and write a few each (idle bots are
+    # frozen and thawed at every turn of a game with one mover at a time), and an open and a
+    # close around each read or write cost as much as the read or write itself.
+    files: dict[str, int] = field(default_factory=dict)
+
+    def _fd(self, path: Path, flags: int) -> int:
+        key = str(path)
+        fd = self.files.get(key)
+        if fd is None:
+            fd = self.files[key] = os.open(key, flags | os.O_CLOEXEC)
+        return fd
+
+    def read(self, path: Path) -> str:
+        """A file's text, read again from its start (OSError as a read of the file)."""
+        try:
+            fd = self._fd(path, os.O_RDONLY)
+            text = b""
+            while chunk := os.pread(fd, 65536, len(text)):
+                text += chunk
+        except OSError:
+            self.close_file(path)
+            raise
+        return text.decode()
+
+    def write(self, path: Path, value: object) -> None:
+        try:
+            os.write(self._fd(path, os.O_WRONLY), f"{value}\n".encode())
+        except OSError:
+            self.close_file(path)
+            raise
+
+    def directory_fd(self) -> int:
+        """The v2 directory, opened O_PATH (what clone3 enters); the set keeps it."""
+        assert self.v2 is not None
+        return self._fd(self.v2, os.O_PATH | os.O_DIRECTORY)
 
     def write_freeze(self, frozen: bool) -> None:
         if self.v2 is None:
             return
         try:
-            if self.freeze_fd < 0:
-                self.freeze_fd = os.open(self.v2 / "cgroup.freeze", os.O_WRONLY | os.O_CLOEXEC)
-            os.write(self.freeze_fd, b"1" if frozen else b"0")
-        except FileNotFoundError:
-            self.close_files()
+            self.write(self.v2 / "cgroup.freeze", 1 if frozen else 0)
         except OSError as exc:
-            self.close_files()
             if exc.errno not in (errno.EINVAL, errno.ENOENT, errno.EACCES, errno.ENODEV):
                 raise
 
-    def close_files(self) -> None:
-        if self.freeze_fd >= 0:
+    def close_file(self, path: Path) -> None:
+        fd = self.files.pop(str(path), None)
+        if fd is not None:
             with contextlib.suppress(OSError):
-                os.close(self.freeze_fd)
-            self.freeze_fd = -1
+                os.close(fd)
+
+    def close_files(self) -> None:
+        for fd in self.files.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.files.clear()
 
 
 IDLE_SETS = 32  # released sets kept for reuse, per judge process
@@ -333,7 +366,7 @@ def _read_counter(cgroup_set: _CgroupSet, which: str) -> int:
             return 0
         file, pattern = cgroup_set.v2 / "cpu.stat", "usage_usec"
     try:
-        text = file.read_text()
+        text = cgroup_set.read(file)
     except OSError:
         return 0
     found = re.search(rf"^{pattern} (\d+)", text, re.M)
@@ -355,6 +388,10 @@ class BotCgroups:
         self._v2_killed = False
         self._emptied = False  # found empty once: it stays so
         self._final_cpu: float | None = None
+
+    def directory_fd(self) -> int:
+        """The v2 directory, opened O_PATH: the set's own descriptor (do not close it)."""
+        return self._set.directory_fd()
 
     # -- while the bot runs ------------------------------------------------------
     def oom_killed(self) -> bool:
@@ -386,7 +423,7 @@ class BotCgroups:
         # Every process of the bot is in its v2 cgroup (it is entered first) when there is one.
         for path in self.dirs[:1] if self.v2 is not None else self.dirs:
             try:
-                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+                found.update(int(p) for p in self._set.read(path / "cgroup.procs").split())
             except (OSError, ValueError):
                 continue
         return found
@@ -451,7 +488,8 @@ class BotCgroups:
                 if cgroup_set.cpu is not None:
                     # Rewriting the quota refills it: a killed spinner leaves no throttling.
                     kind, path, line = cgroup_set.cpu
-                    _write(path / ("cpu.max" if kind == "v2" else "cpu.cfs_quota_us"), line)
+                    quota = path / ("cpu.max" if kind == "v2" else "cpu.cfs_quota_us")
+                    cgroup_set.write(quota, line)
                 _give_back(self._key, cgroup_set)
                 return
         except OSError:

@@ -733,8 +733,9 @@ class IsolatedSandbox(Sandbox):
         try:
             clone_into = self.hierarchy is not None and self.hierarchy.clone_into
             if cgroups is not None and cgroups.v2 is not None and clone_into:
-                # Forked straight into it: no relay outside (launcher.c, -G).
-                v2_fd = os.open(cgroups.v2, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+                # Forked straight into it: no relay outside (launcher.c, -G). (The set keeps
+                # the descriptor open for its next bots.)
+                v2_fd = cgroups.directory_fd()
             options = self._outer_args(launcher, prepared, cgroups, slot, born_in_v2=v2_fd >= 0)
             options = [
                 arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4") for arg in options
@@ -755,9 +756,6 @@ class IsolatedSandbox(Sandbox):
         except BaseException:
             self._release(cgroups, slot)
             raise
-        finally:
-            if v2_fd >= 0:
-                os.close(v2_fd)
         forked = NamespacedProcess(process, cgroups, slot)
         forked.started = "forked"
         self.forked[kind.mode] += 1
