@@ -24,6 +24,7 @@ import trio
 
 from judge.cpus import claim_cpu
 from judge.models import MatchResult, MatchSpec
+from judge.sandbox.procs import raise_fd_limit
 
 if TYPE_CHECKING:
     from judge.sandbox import Sandbox
@@ -49,14 +50,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-def raise_fd_limit() -> int:
-    """Raise the soft RLIMIT_NOFILE to the hard limit (each bot holds three pipe fds)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 class _CpuClaim:

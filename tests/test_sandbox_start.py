@@ -424,3 +424,31 @@ def test_a_released_uid_slot_stays_locked_for_this_judge_only() -> None:
         assert again == slot
     finally:
         procs.release_slot(again)
+
+
+def test_a_judge_with_a_sandbox_has_its_descriptor_limit_raised(cgroups_layer: None) -> None:
+    """The judge holds ~9 descriptors per running bot (pipes, its cgroup set's files): a
+    sandbox raises the judge's soft RLIMIT_NOFILE to the hard one (bots get their own)."""
+    code = (
+        "import resource\n"
+        "from judge.sandbox.probe import probe\n"
+        "from judge.sandbox.isolated import IsolatedSandbox\n"
+        "from judge.sandbox.base import SandboxLimits\n"
+        "IsolatedSandbox('cgroups', SandboxLimits(), probe().hierarchy)\n"
+        "print(*resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+    )
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+
+    def low() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        preexec_fn=low,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        timeout=60,
+    ).stdout.split()
+    assert [int(n) for n in out] == [hard, hard]

@@ -316,6 +316,7 @@ class IsolatedSandbox(Sandbox):
         self.hierarchy = hierarchy
         self.use_slot_uids = os.geteuid() == 0
         procs.make_judge_untraceable()
+        procs.raise_fd_limit()
         self._prepared: OrderedDict[tuple[object, ...], _Prepared] = OrderedDict()
         if pool is None:
             pool = int(os.environ.get(ENV_POOL, DEFAULT_POOL))

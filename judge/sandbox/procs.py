@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import resource
 import subprocess
 import threading
 from collections.abc import Callable, Iterable
@@ -34,6 +35,16 @@ _spawned: set[int] = set()
 # Session ids of bots started by this process (each bot starts a new session).
 _bot_sessions: set[int] = set()
 _subreaper = False
+
+
+def raise_fd_limit() -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit: the judge holds ~9 descriptors per
+    running bot (its three pipes, its cgroup set's files kept open). Bots get their own
+    limit from the sandbox."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def become_subreaper() -> bool:
