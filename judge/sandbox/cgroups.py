@@ -418,13 +418,17 @@ class BotCgroups:
     def pids(self) -> set[int]:
         return set() if self._released else self._listed()
 
-    def _listed(self) -> set[int]:
+    def _listed(self, strict: bool = False) -> set[int]:
+        """The bot's processes; with ``strict``, OSError or ValueError if a list could not be
+        read (rather than taking it for empty)."""
         found: set[int] = set()
         # Every process of the bot is in its v2 cgroup (it is entered first) when there is one.
         for path in self.dirs[:1] if self.v2 is not None else self.dirs:
             try:
                 found.update(int(p) for p in self._set.read(path / "cgroup.procs").split())
             except (OSError, ValueError):
+                if strict:
+                    raise
                 continue
         return found
 
@@ -433,13 +437,17 @@ class BotCgroups:
         """SIGKILL every process in the bot's cgroups (the whole tree, daemons included)."""
         if self._released:
             return
-        alive = self.pids()
-        if not alive:
-            # Nothing to kill (the bot ended by itself): a write to cgroup.kill now would
-            # only make the v2 directory unfit for the next bot (see _renew_killed_v2).
-            # Nothing can enter an empty set: only its own processes could fork into it.
-            self._emptied = True
-            return
+        try:
+            alive = self._listed(strict=True)
+        except (OSError, ValueError):  # not known to be empty: kill as if it were not
+            alive = set()
+        else:
+            if not alive:
+                # Nothing to kill (the bot ended by itself): a write to cgroup.kill now would
+                # only make the v2 directory unfit for the next bot (see _renew_killed_v2).
+                # Nothing can enter an empty set: only its own processes could fork into it.
+                self._emptied = True
+                return
         with contextlib.suppress(OSError):  # signals below still do the job
             # Once is enough: the kernel also kills what is forked after the write.
             if self._set.can_kill and self.v2 is not None and not self._v2_killed:
@@ -478,7 +486,7 @@ class BotCgroups:
                 _write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
-            empty = self._emptied or not self._listed()
+            empty = self._emptied or not self._listed(strict=True)
             if empty and self._renew_killed_v2(cgroup_set):
                 # (Found empty before the first read: nothing was OOM-killed since.)
                 cgroup_set.oom_kills = (
@@ -492,7 +500,7 @@ class BotCgroups:
                     cgroup_set.write(quota, line)
                 _give_back(self._key, cgroup_set)
                 return
-        except OSError:
+        except (OSError, ValueError):
             pass
         # Not empty, or in a state the judge does not know: not reused.
         cgroup_set.close_files()
