@@ -9,8 +9,8 @@ Same run, executors kept open (steady state), levels interleaved:
 - dispatch: one task's round trip through the scheduler (submit to result), one at a time and
   as many at once as the cluster has slots;
 - artifact fetch: a box new to the cluster (scatter to every worker, unpack once per machine)
-  and one already cached, for a 16 KB box (a C bot) and a 1 MB one; and the fresh copy of a
-  cached box each match gets.
+  and one already cached, for a 16 KB box (a C bot) and a 1 MB one; and the copy of a cached
+  box each match gets (an earlier match's, while it is as made).
 """
 
 from __future__ import annotations
