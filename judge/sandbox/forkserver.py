@@ -16,7 +16,6 @@ from __future__ import annotations
 import array
 import contextlib
 import os
-import select
 import signal
 import socket
 import struct
@@ -189,13 +188,19 @@ class ForkServer:
             try:
                 if block:
                     left = deadline - time.monotonic()
-                    if left <= 0 or not select.select([self.sock], [], [], left)[0]:
-                        self._give_up_locked(f"no answer within {ANSWER_TIMEOUT:g} s")
-                        return
-                answer = self.sock.recv(4, socket.MSG_DONTWAIT)
+                    if left <= 0:
+                        raise TimeoutError
+                    self.sock.settimeout(left)
+                    try:
+                        answer = self.sock.recv(4)
+                    finally:
+                        self.sock.settimeout(None)
+                else:
+                    answer = self.sock.recv(4, socket.MSG_DONTWAIT)
             except BlockingIOError:
-                if block:
-                    continue
+                return
+            except TimeoutError:
+                self._give_up_locked(f"no answer within {ANSWER_TIMEOUT:g} s")
                 return
             except OSError as exc:
                 self._give_up_locked(str(exc))
