@@ -624,3 +624,13 @@ async def test_a_match_on_a_dask_worker_plays_colocated(tmp_path: Path) -> None:
         assert cpus[1] > 1  # (bots start spread)
         # Gathered on one core after turn 1 (a loaded machine may spread them again later).
         assert 1 in [cpus[t] for t in range(2, 13)], cpus
+
+
+def test_a_dask_executor_keeps_a_bounded_record_of_artifact_fetches() -> None:
+    """One entry per match, for the bench: a server runs for days, so only the latest."""
+    from judge.executors.dask import FETCHES_KEPT
+
+    executor = DaskExecutor("tcp://127.0.0.1:1")  # (not opened: nothing to reach)
+    for _ in range(FETCHES_KEPT + 5):
+        executor.fetches.append({"seconds": 0.0, "cached": True})
+    assert len(executor.fetches) == FETCHES_KEPT

@@ -27,7 +27,7 @@ import os
 import pickle
 import threading
 import uuid
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,7 @@ WORKER_SETTINGS = {
 # A box whose last walk found at most this many entries is walked again in the trio thread:
 # lstat-ing a few files (~5 us) costs far less than a round trip to a worker thread.
 INLINE_WALK = 64
+FETCHES_KEPT = 10_000
 # How many times a match the cluster dropped (not failed) is submitted before giving up.
 SUBMISSIONS = 3
 WORKER_HELP = (
@@ -173,7 +174,8 @@ class DaskExecutor(Executor):
         self._slots = 1
         self._gather = trio.CapacityLimiter(8)
         self._lost: str | None = None
-        self.fetches: list[dict[str, Any]] = []  # per match: artifact seconds, cached or not
+        # The latest matches' artifact seconds, cached or not (bounded: a server runs for days).
+        self.fetches: deque[dict[str, Any]] = deque(maxlen=FETCHES_KEPT)
 
     # -- lifecycle -----------------------------------------------------------
     def describe(self) -> str:
