@@ -18,6 +18,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import sys
 import tarfile
 import tempfile
@@ -156,7 +157,9 @@ def unpacked(digest: str, packed: bytes) -> tuple[Path, bool]:
 def tree_state(root: Path) -> tuple[Any, ...]:
     """Every entry of a tree (the root too) with what any change to it changes: inode, type
     and mode, owner, links, size, modification and change times (a write, a new or removed
-    name, chmod, utime: all change a ctime, which no one can set back)."""
+    name, chmod, utime: all change a ctime, which no one can set back), and a regular
+    file's content hash (a kernel without fine-grained timestamps gives a change within the
+    same clock tick the same ctime)."""
     found = []
     for path, dirs, files in os.walk(root):
         dirs.sort()
@@ -164,6 +167,10 @@ def tree_state(root: Path) -> tuple[Any, ...]:
             entry = os.path.join(path, name) if name else path
             try:
                 info = os.lstat(entry)
+                content = b""
+                if stat.S_ISREG(info.st_mode):
+                    with open(entry, "rb") as file:
+                        content = hashlib.file_digest(file, "blake2b").digest()
             except OSError:
                 return ()
             found.append(
@@ -177,6 +184,7 @@ def tree_state(root: Path) -> tuple[Any, ...]:
                     info.st_size,
                     info.st_mtime_ns,
                     info.st_ctime_ns,
+                    content,
                 )
             )
     return tuple(found)
@@ -186,8 +194,9 @@ class BoxCopies:
     """This process's copies of cached boxes for its matches. A match takes a copy and gives
     it back after; the next match of that box gets it again if it is exactly as it was made
     (``tree_state``), else a fresh one: copying a box and removing it cost ~0.2 ms a match,
-    checking one a few µs. Copies live in a directory of this process (under the cache),
-    which a later process removes once this one is gone."""
+    checking one (its entries, and its files' contents hashed) a small part of that. Copies
+    live in a directory of this process (under the cache), which a later process removes
+    once this one is gone."""
 
     KEPT_PER_BOX = 2
     BOXES_KEPT = 64
