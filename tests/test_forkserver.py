@@ -106,6 +106,24 @@ def _sandbox(layer: str) -> IsolatedSandbox:
     return IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=4, fork_server=True)
 
 
+async def _forked_and_cold(
+    layer: str, bot: BotSpec, seed: int
+) -> tuple[dict[str, object], dict[str, object]]:
+    """The bot's report started by a fork server, then started cold."""
+    forked_sandbox = _sandbox(layer)
+    await _until_forked(forked_sandbox, bot)
+    reports = []
+    for sandbox in (
+        forked_sandbox,
+        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
+    ):
+        proc = await sandbox.start(bot, seed=seed)
+        reports.append((_started(proc), await read_report(proc)))
+        await proc.kill()
+    assert [started for started, _ in reports] == ["forked", "cold"]
+    return reports[0][1], reports[1][1]
+
+
 async def test_forked_bots_are_in_fresh_sandboxes_of_their_own(tmp_path: Path, layer: str) -> None:
     sandbox = _sandbox(layer)
     await _until_forked(sandbox, _bot(tmp_path, "warmup"))
@@ -287,18 +305,8 @@ async def test_a_forked_bot_sees_the_interpreter_a_cold_one_does(
         readonly_paths=(helpers,),
         env={"PYTHONPATH": str(helpers), "PYTHONHASHSEED": "0"},
     )
-    forked_sandbox = _sandbox(layer)
-    await _until_forked(forked_sandbox, bot)
-    reports = []
-    for sandbox in (
-        forked_sandbox,
-        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
-    ):
-        proc = await sandbox.start(bot, seed=7)
-        reports.append((_started(proc), await read_report(proc)))
-        await proc.kill()
-    assert [started for started, _ in reports] == ["forked", "cold"]
-    assert reports[0][1] == reports[1][1]
+    forked, cold = await _forked_and_cold(layer, bot, seed=7)
+    assert forked == cold
 
 
 async def test_a_bot_with_more_words_than_the_child_reads_starts_otherwise(
@@ -338,19 +346,9 @@ async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
     bot = BotSpec(
         name="int", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
     )
-    forked_sandbox = _sandbox(layer)
-    await _until_forked(forked_sandbox, bot)
-    reports = []
-    for sandbox in (
-        forked_sandbox,
-        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
-    ):
-        proc = await sandbox.start(bot, seed=8)
-        reports.append((_started(proc), await read_report(proc)))
-        await proc.kill()
-    assert [started for started, _ in reports] == ["forked", "cold"]
-    assert reports[0][1] == reports[1][1]
-    assert reports[0][1]["said"] == "KeyboardInterrupt"
+    forked, cold = await _forked_and_cold(layer, bot, seed=8)
+    assert forked == cold
+    assert forked["said"] == "KeyboardInterrupt"
 
 
 PID1 = r"""
