@@ -483,7 +483,7 @@ class BotCgroups:
         self._released = True
         try:
             if self._frozen and self.v2 is not None:
-                _write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
+                cgroup_set.write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
             empty = self._emptied or not self._listed(strict=True)
