@@ -6,8 +6,11 @@ Every check runs with the pool on (warm, forked) and off; the bots are real proc
 
 from __future__ import annotations
 
+import ctypes
 import os
+import socket
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ import trio
 
 from judge.bots import BOTS_DIR
 from judge.models import BotSpec
+from judge.sandbox import procs
 from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
 from judge.sandbox.isolated import WARM_AFTER, IsolatedSandbox
 from judge.sandbox.probe import probe
@@ -22,12 +26,17 @@ from tests.bot_report import read_report
 
 # A bot that dirties everything it can and burns CPU ("dirty"), or reports what it sees.
 BOT = r"""
-import json, os, sys, time
+import json, os, socket, sys, time
 mode, name = sys.argv[1], sys.argv[2]
 if mode == "dirty":
     for place in ("/tmp", "/dev/shm"):
         with open(f"{place}/left-by-{name}", "w") as handle:
             handle.write("secret")
+    # sockets in its network namespace (an abstract name: what a next bot there would find)
+    held = socket.socket(socket.AF_UNIX)
+    held.bind(f"\0left-by-{name}".encode())
+    held.listen()
+    pair = socket.socketpair()
     if os.fork() == 0:  # a daemon that would outlive its bot
         os.setsid()
         if os.fork() == 0:
@@ -55,6 +64,8 @@ seen = {
     # the host's tree a warm pid 1 still had while it waited, and a host file outside the box
     "host": [p for p in ("/oldroot", "/home", os.environ["HOST_SECRET"]) if os.path.exists(p)],
     "cwd": os.getcwd(),
+    "sockets": open("/proc/net/unix").read().splitlines()[1:],
+    "netns": os.readlink("/proc/self/ns/net"),
 }
 print(json.dumps(seen), flush=True)
 sys.stdin.readline()
@@ -129,6 +140,7 @@ def _assert_clean(seen: dict[str, object], name: str) -> None:
     assert env["SECRET_OF"] == name
     assert not any("left-by" in value for value in env.values())
     assert seen["boxes"] in ([name], None)  # other boxes are not shown
+    assert seen["sockets"] == []  # nor sockets in its network namespace
 
 
 @pytest.mark.parametrize(
@@ -143,6 +155,7 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         # every kind of start here is then forked once the fork server is ready
         await _until_forked(sandbox, _bot(tmp_path, "warmup", "look", kind))
     uids: list[int] = []
+    netns_of_uid: dict[int, set[str]] = {}
     warm_used = 0
     forked = 0
     for round_ in range(6):
@@ -153,9 +166,11 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         forked += _started(proc) == "forked"
         seen = await read_report(proc)
         assert seen["tmp"] == [f"left-by-dirty{round_}"]  # it did dirty its own /tmp
+        assert any(f"@left-by-dirty{round_}" in line for line in seen["sockets"])  # type: ignore[attr-defined]
         cpu = proc.cpu_seconds()
         assert cpu is None or cpu >= 0.3
         uids.append(int(str(seen["uid"])))
+        netns_of_uid.setdefault(uids[-1], set()).add(str(seen["netns"]))
         await proc.kill()
 
         clean = _bot(tmp_path, f"clean{round_}", "look", kind)
@@ -168,12 +183,15 @@ async def test_nothing_of_a_bot_reaches_the_next_user_of_its_slot(
         assert seen["argv"] == list(clean.argv[3 if kind == "python" else 2 :])
         assert seen["env"] == minimal_env(clean, seed=round_, home=Path("/tmp"))
         uids.append(int(str(seen["uid"])))
+        netns_of_uid.setdefault(uids[-1], set()).add(str(seen["netns"]))
         cpu = proc.cpu_seconds()
         # The dirty bot's 0.3 s of CPU are not counted to the next user of its cgroup set.
         assert cpu is None or cpu < 0.3
         await proc.kill()
     if os.geteuid() == 0:
         assert len(set(uids)) < len(uids)  # slots were reused: the checks above meant it
+        # and so was each slot's network namespace (procs.slot_netns): its sockets are gone
+        assert all(len(names) == 1 for names in netns_of_uid.values()), netns_of_uid
     if sandbox.fork_server:
         assert forked == 12 and warm_used == 0  # every start forked, none from the pool
     elif pool:
@@ -243,3 +261,44 @@ async def test_unused_warm_sandboxes_end_with_the_run(tmp_path: Path, layer: str
 
 def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="slot uids (and their network namespaces) need root")
+async def test_a_kept_network_namespace_with_a_socket_left_is_not_entered(
+    tmp_path: Path, layer: str
+) -> None:
+    """A slot's network namespace is kept for its next bots only while it holds no socket:
+    one that outlived its bot (here: held by the test) must not be found by the next."""
+    sandbox = _sandbox(layer, 0)
+
+    async def look(name: str) -> dict[str, object]:
+        proc = await sandbox.start(_bot(tmp_path, name, "look"), seed=1)
+        seen = await read_report(proc)
+        await proc.kill()
+        return seen
+
+    first = await look("first")
+    slot = int(str(first["uid"])) - procs.SLOT_UID_BASE
+    kept = procs.slot_netns(slot)
+    assert kept is not None
+    left: list[socket.socket] = []
+
+    def leave_a_socket() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        assert libc.setns(kept, procs.CLONE_NEWNET) == 0, ctypes.get_errno()
+        held = socket.socket(socket.AF_UNIX)
+        held.bind(b"\0outlived-its-bot")
+        left.append(held)
+
+    thread = threading.Thread(target=leave_a_socket)
+    thread.start()
+    thread.join()
+    assert left
+    second = await look("second")
+    assert second["uid"] == first["uid"]  # the same slot
+    assert second["sockets"] == []
+    assert second["netns"] != first["netns"]  # a new namespace, not the kept one
+    left[0].close()
+    third = await look("third")
+    assert third["uid"] == first["uid"]
+    assert third["netns"] == first["netns"]  # empty again: kept and entered

@@ -34,6 +34,9 @@ from judge.sandbox import procs
 ENV_FORK_SERVER = "BOTJUDGE_FORK_SERVER"  # 0: Python bots start without it
 SCRIPT = Path(__file__).resolve().parent.parent.parent / "bots" / "forkserver.py"
 ANSWER_TIMEOUT = 2.0  # a fork server that does not answer in time is given up
+# A request's first byte says which descriptors follow the four (launcher.c, FORK_*):
+# (a v2 cgroup, a network namespace) -> the byte.
+FORK_KINDS = {(False, False): b"F", (True, False): b"C", (False, True): b"N", (True, True): b"B"}
 
 
 class ForkServerGone(Exception):
@@ -107,11 +110,12 @@ class ForkServer:
             self.broken = True
         return self.ready
 
-    async def fork(self, words: bytes, cgroup_fd: int = -1) -> trio.Process:
+    async def fork(self, words: bytes, cgroup_fd: int = -1, netns_fd: int = -1) -> trio.Process:
         """A bot's first process (it becomes the launcher's relay, as a cold start's is),
         with pipes on its stdin, stdout and stderr; ``words`` are the launcher's options, the
         program's words and its environment; with ``cgroup_fd`` (a v2 cgroup's directory) the
-        process starts in that cgroup. The fork's round trip is awaited (the judge's other
+        process starts in that cgroup; ``netns_fd`` (its slot's network namespace) is handed
+        to it (the options then say -X 6). The fork's round trip is awaited (the judge's other
         matches go on meanwhile), shielded and within ANSWER_TIMEOUT; the pid is registered
         before anything may look for leftovers (procs.reap_adopted drains pending answers
         first). Raises ForkServerGone."""
@@ -124,9 +128,10 @@ class ForkServer:
                 with procs.lock:
                     if self.broken:
                         raise ForkServerGone("broken")
-                    sent = theirs + ([cgroup_fd] if cgroup_fd >= 0 else [])
-                    fds = array.array("i", sent).tobytes()
-                    self.sock.sendmsg([b"F"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                    extras = [fd for fd in (cgroup_fd, netns_fd) if fd >= 0]
+                    kind = FORK_KINDS[cgroup_fd >= 0, netns_fd >= 0]
+                    fds = array.array("i", theirs + extras).tobytes()
+                    self.sock.sendmsg([kind], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
                     self._pending.append(request)
             except OSError as exc:
                 raise ForkServerGone(str(exc)) from exc

@@ -49,6 +49,7 @@ ENV_POOL = "BOTJUDGE_SANDBOX_POOL"
 DEFAULT_POOL = 4
 WARM_AFTER = 4  # starts of a run before its pool is filled (a single match uses none)
 GO_MAX = 60_000
+FORKED_NETNS_FD = 6  # where a forked child holds its slot's network namespace (launcher.c)
 BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
 GAMES_DIR = BOTS_DIR.parent / "games"
 FORK_SERVER_RESPAWNS = 3  # fork servers a run starts again after one died; then none
@@ -737,7 +738,15 @@ class IsolatedSandbox(Sandbox):
                 # Forked straight into it: no relay outside (launcher.c, -G). (The set keeps
                 # the descriptor open for its next bots.)
                 v2_fd = cgroups.directory_fd()
-            options = self._outer_args(launcher, prepared, cgroups, slot, born_in_v2=v2_fd >= 0)
+            netns = procs.slot_netns(slot) if slot is not None else None
+            options = self._outer_args(
+                launcher,
+                prepared,
+                cgroups,
+                slot,
+                born_in_v2=v2_fd >= 0,
+                netns_fd=None if netns is None else FORKED_NETNS_FD,
+            )
             options = [
                 arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4") for arg in options
             ]
@@ -750,7 +759,7 @@ class IsolatedSandbox(Sandbox):
                 raise ForkServerGone("a NUL in the bot's words")  # (cold: exec refuses it)
             if len(block) >= GO_MAX:  # more than the child reads (launcher.c): start cold
                 raise ForkServerGone("too many words")
-            process = await server.fork(block, v2_fd)
+            process = await server.fork(block, v2_fd, -1 if netns is None else netns)
         except ForkServerGone:
             self._release(cgroups, slot)
             return None  # started another way
@@ -814,7 +823,10 @@ class IsolatedSandbox(Sandbox):
         shares (a warm sandbox; ``tail`` then names the descriptor the rest comes on)."""
         cgroups, slot = self._acquire(name)
         try:
-            outer = self._outer_args(launcher, prepared, cgroups, slot) + tail
+            netns = procs.slot_netns(slot) if slot is not None else None
+            outer = self._outer_args(launcher, prepared, cgroups, slot, netns_fd=netns) + tail
+            if netns is not None:
+                extra_fds += (netns,)
             process = await procs.spawn(
                 outer, env=env, cwd="/", pipes_aside=True, extra_fds=extra_fds
             )
@@ -860,9 +872,11 @@ class IsolatedSandbox(Sandbox):
         slot: int | None,
         *,
         born_in_v2: bool = False,
+        netns_fd: int | None = None,
     ) -> list[str]:
         """The launcher's options for a namespaced bot (all but the program); with
-        ``born_in_v2`` its first process starts in the v2 cgroup already (the fork server's)."""
+        ``born_in_v2`` its first process starts in the v2 cgroup already (the fork server's);
+        with ``netns_fd`` it enters the slot's kept network namespace (procs.slot_netns)."""
         outer = [str(launcher)]
         if cgroups is not None:
             assert self.hierarchy is not None
@@ -877,6 +891,8 @@ class IsolatedSandbox(Sandbox):
             outer += ["-u", f"{uid}:{uid}"]
             # Per uid, so it bounds this bot alone (pid 1 counts too).
             outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
+        if netns_fd is not None:
+            outer += ["-X", str(netns_fd)]
         outer += ["-p", str(os.getpid())]
         if prepared is None:
             outer += self._tree_args([], None, warm=True)

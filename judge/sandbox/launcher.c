@@ -193,6 +193,10 @@ static int same(const char *a, const char *b) {
     while (*a && *a == *b) a++, b++;
     return *a == *b;
 }
+static char *strchr_(char *s, char c) {
+    while (*s && *s != c) s++;
+    return *s ? s : 0;
+}
 static char *append(char *at, char *end, const char *text) {
     while (*text && at < end) *at++ = *text++;
     return at;
@@ -873,6 +877,7 @@ struct tree {
     const char *etc;
     const char *tmp_size, *shm_size;
     int go_fd; /* -W: the bot's own part comes on this descriptor (-1: all on argv) */
+    int netns_fd; /* -X: the slot's kept network namespace (-1: a new one) */
 };
 
 /* -W FD (a warm start, judge/sandbox/pool.py): everything that is the same for every bot is
@@ -1093,18 +1098,67 @@ static long clone_pid1(unsigned long flags, int status_fd) {
 }
 #endif
 
+/* Does this network namespace hold no socket of any protocol? /proc/net/protocols counts the
+ * sockets in use per protocol in the reader's namespace (its third column). */
+static int netns_is_empty(void) {
+    static char text[16384];
+    long fd = open_("/proc/thread-self/net/protocols", O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    unsigned long got = 0;
+    long n = -1;
+    while (got < sizeof text - 1 &&
+           (n = sc3(__NR_read, fd, text + got, sizeof text - 1 - got)) != 0) {
+        if (n == -EINTR) continue;
+        if (n < 0) break;
+        got += (unsigned long)n;
+    }
+    close_(fd);
+    if (n != 0) return 0; /* unread, or more than fits: not known to be empty */
+    text[got] = 0;
+    char *line = strchr_(text, '\n'); /* the header */
+    while (line && line[1]) {
+        char *at = line + 1;
+        for (int field = 0; field < 2; field++) { /* past the name and the size */
+            while (*at == ' ') at++;
+            while (*at && *at != ' ' && *at != '\n') at++;
+        }
+        while (*at == ' ') at++;
+        if (at[0] != '0' || (at[1] != ' ' && at[1] != '\n' && at[1] != 0)) return 0;
+        line = strchr_(at, '\n');
+    }
+    return 1;
+}
+
+/* -X FD (as root, the judge's slot uids): the network namespace this uid slot's earlier bots
+ * had, entered instead of making a new one (making one and tearing it down costs more CPU
+ * than the rest of a start's namespaces). It belongs to the judge's user namespace, so no
+ * bot can change anything in it; what a bot leaves there is its sockets, which die with it.
+ * A socket that outlived its bot (a unix socket in flight) would let the next one find it:
+ * a namespace holding any socket is not used, the bot gets a new one. 1: entered, empty. */
+static int enter_kept_netns(int fd) {
+    long err = sc2(__NR_setns, fd, CLONE_NEWNET);
+    close_(fd);
+    return err == 0 && netns_is_empty();
+}
+
 /* Returns in the bot's process, inside every namespace and its tree, as the bot's uid. */
 static void enter_namespaces(struct tree *t, const char *ids) {
     long uid = sc0(__NR_getuid), gid = sc0(__NR_getgid);
     if (!ids) own_user_namespace(uid, gid);
     int status_pipe[2];
     CHECK(sc2(__NR_pipe2, status_pipe, O_CLOEXEC), "pipe", 0);
+    unsigned long namespaces = NS_CLONE;
+    if (t->netns_fd >= 0) {
+        if (ids && enter_kept_netns(t->netns_fd)) namespaces &= ~(unsigned long)CLONE_NEWNET;
+        else if (!ids) close_(t->netns_fd); /* (in a user namespace of its own: not enterable) */
+        t->netns_fd = -1;
+    }
     long child = -EINVAL;
 #if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
-    child = clone_pid1(CLONE_VM | CLONE_VFORK | NS_CLONE | SIGCHLD, status_pipe[0]);
+    child = clone_pid1(CLONE_VM | CLONE_VFORK | namespaces | SIGCHLD, status_pipe[0]);
 #endif
     if (child == -EINVAL) { /* a copy of its own (a kernel refusing the above: the same) */
-        child = sc5(__NR_clone, NS_CLONE | SIGCHLD, 0, 0, 0, 0);
+        child = sc5(__NR_clone, namespaces | SIGCHLD, 0, 0, 0, 0);
         if (child > 0) {
             close_(status_pipe[1]);
             namespace_relay(child, status_pipe[0]);
@@ -1146,7 +1200,7 @@ static int launcher_main(int argc, char **argv) {
     const char *chdir_to = 0, *v2_cgroup = 0;
     char *ids = 0, *v1_cgroups[8];
     int n_v1 = 0;
-    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m", -1};
+    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m", -1, -1};
     int i = 1;
     for (; i < argc; i++) {
         char *arg = argv[i];
@@ -1197,10 +1251,17 @@ static int launcher_main(int argc, char **argv) {
         case 'i':
             if (!parse_pair(value, &stdin_from, &stdout_from)) die_err("bad -i", value, EINVAL);
             break;
+        case 'X': {
+            unsigned long long fd;
+            if (!parse_u64(value, 0, &fd, 0)) die_err("bad -X", value, EINVAL);
+            tree.netns_fd = (int)fd;
+            break;
+        }
         default: die_err("usage", arg, EINVAL);
         }
     }
     if (tree.go_fd >= 0 && !want_namespaces) die_err("usage", "-W without -N", EINVAL);
+    if (tree.netns_fd >= 0 && !want_namespaces) die_err("usage", "-X without -N", EINVAL);
 #ifdef LAUNCHER_LIBRARY
     if (want_subreaper || tree.go_fd >= 0) die_err("usage", "-s or -W in the library", EINVAL);
 #else
@@ -1286,24 +1347,28 @@ EXPORT long launcher_clone_parent(int cgroup_fd) {
 }
 
 /* In the child: the bot's pipes at in_fd/out_fd/err_fd, the start's words on words_fd (the
- * launcher's option count, its options, then the rest, NUL-separated). Puts stderr on 2,
- * stdin/stdout on 3/4 (the options say -i 3:4), closes every other descriptor, reads the
- * words, takes the launcher's steps and returns in the bot's process only: *rest then points
- * at the rest of the words (the program's and its environment), the result is its length. */
+ * launcher's option count, its options, then the rest, NUL-separated), and with netns_fd >= 0
+ * its slot's network namespace. Puts stderr on 2, stdin/stdout on 3/4 (the options say
+ * -i 3:4), the namespace on 6 (the options say -X 6), closes every other descriptor, reads
+ * the words, takes the launcher's steps and returns in the bot's process only: *rest then
+ * points at the rest of the words (the program's and its environment), the result is its
+ * length. */
 static char fork_words[GO_MAX];
 static char *fork_argv[GO_WORDS + 2];
 
-EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd, char **rest) {
+EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd, int netns_fd,
+                                char **rest) {
     struct kernel_sigaction dfl = {0, 0, 0, 0};
     sc4(__NR_rt_sigaction, SIGINT, &dfl, 0, SIG_SIZE); /* the relays and pid 1: as exec'd */
     CHECK(dup_onto(err_fd, 2), "dup2", 0);
-    long moved[3] = {in_fd, out_fd, words_fd};
-    for (int k = 0; k < 3; k++) {
+    long moved[4] = {in_fd, out_fd, words_fd, netns_fd};
+    int kept = netns_fd >= 0 ? 4 : 3; /* onto 3, 4, 5 (and 6) */
+    for (int k = 0; k < kept; k++) {
         moved[k] = sc3(__NR_fcntl, moved[k], 0 /* F_DUPFD */, 16);
         if (moved[k] < 0) die_err("fcntl", 0, moved[k]);
     }
-    for (int k = 0; k < 3; k++) CHECK(dup_onto((int)moved[k], 3 + k), "dup2", 0);
-    close_from(6);
+    for (int k = 0; k < kept; k++) CHECK(dup_onto((int)moved[k], 3 + k), "dup2", 0);
+    close_from(3 + kept);
     unsigned long got = 0;
     for (;;) {
         if (got >= GO_MAX - 1) die_err("fork server", "words", E2BIG);
@@ -1335,19 +1400,20 @@ EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd,
 /* Both at once, so that nothing but this C code runs in the processes above the bot: the
  * pid of the child in the caller, 0 in the bot's process (with *rest and *size as above). */
 EXPORT long launcher_fork(int cgroup_fd, int in_fd, int out_fd, int err_fd, int words_fd,
-                          char **rest, long *size) {
+                          int netns_fd, char **rest, long *size) {
     long pid = launcher_clone_parent(cgroup_fd);
     if (pid != 0) return pid;
-    *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, rest);
+    *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, netns_fd, rest);
     return 0;
 }
 
 /* The fork server's loop (bots/forkserver.py), in C so that between forks it touches none of
  * the interpreter's pages (each one touched after a fork is copied): per message on the
- * SOCK_SEQPACKET socket server_fd, one byte and 4 or 5 descriptors (stdin, stdout, stderr,
- * words, the v2 cgroup), a child forked as launcher_fork does, between the interpreter's
- * before / after-fork calls, its pid (or -1) sent back, the descriptors closed. Returns 0 in
- * a bot's process (*rest, *size as launcher_fork), -1 once the socket is closed or fails. */
+ * SOCK_SEQPACKET socket server_fd, one byte saying which descriptors follow (FORK_*) and
+ * those: stdin, stdout, stderr, words, then the v2 cgroup and the network namespace if
+ * named; a child forked as launcher_fork does, between the interpreter's before / after-fork
+ * calls, its pid (or -1) sent back, the descriptors closed. Returns 0 in a bot's process
+ * (*rest, *size as launcher_fork), -1 once the socket is closed or fails. */
 typedef void (*fork_hook)(void);
 struct iovec_ { void *base; unsigned long len; };
 struct msghdr_ {
@@ -1363,7 +1429,11 @@ struct cmsghdr_ { unsigned long len; int level, type; };
 #define SOL_SOCKET_ 1
 #define SCM_RIGHTS_ 1
 #define MSG_NOSIGNAL_ 0x4000
-#define SERVE_FDS 5
+#define SERVE_FDS 6
+#define FORK_PLAIN 'F'  /* the four */
+#define FORK_CGROUP 'C' /* and the v2 cgroup */
+#define FORK_NETNS 'N'  /* and the network namespace */
+#define FORK_BOTH 'B'   /* and both */
 
 EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_parent,
                            fork_hook after_child, char **rest, long *size) {
@@ -1392,9 +1462,12 @@ EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_pare
             at += (head->len + align - 1) / align * align;
         }
         long pid = -1;
-        if (n == 4 || n == 5) {
+        int cgroup = byte == FORK_CGROUP || byte == FORK_BOTH;
+        int netns = byte == FORK_NETNS || byte == FORK_BOTH;
+        if ((cgroup || netns || byte == FORK_PLAIN) && n == 4 + cgroup + netns) {
             before();
-            pid = launcher_fork(n == 5 ? fds[4] : -1, fds[0], fds[1], fds[2], fds[3], rest, size);
+            pid = launcher_fork(cgroup ? fds[4] : -1, fds[0], fds[1], fds[2], fds[3],
+                                netns ? fds[4 + cgroup] : -1, rest, size);
             if (pid == 0) {
                 after_child();
                 return 0;
