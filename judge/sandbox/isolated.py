@@ -169,6 +169,8 @@ class _Prepared:
     binds: list[str] = field(default_factory=list)  # host paths shown read-only, in place
     script_names: frozenset[str] | None = None  # module names the script's directory holds
     fork_mode: str | None = None  # the kind of fork server for what it is shown
+    # (with cgroups, the judge's pid) -> its forked starts' shared options, as sent
+    forked_words: dict[tuple[bool, int], tuple[int, bytes]] = field(default_factory=dict)
 
     def still_valid(self) -> bool:
         """The program is the same file as before (one stat: a replaced bot is redone)."""
@@ -739,24 +741,22 @@ class IsolatedSandbox(Sandbox):
                 # the descriptor open for its next bots.)
                 v2_fd = cgroups.directory_fd()
             netns = procs.slot_netns(slot) if slot is not None else None
-            options = self._outer_args(
-                launcher,
-                prepared,
+            own = self._own_args(
                 cgroups,
                 slot,
                 born_in_v2=v2_fd >= 0,
                 netns_fd=None if netns is None else FORKED_NETNS_FD,
             )
-            options = [
-                arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4") for arg in options
-            ]
+            count, shared = self._forked_shared_words(prepared, cgroups is not None)
             program = bot.argv[kind.script_at :]
             env = minimal_env(bot, seed=seed, home=Path("/tmp"))
-            words = [str(len(options)), *options, str(len(program)), *program]
-            words += [f"{key}={value}" for key, value in env.items()]
-            block = b"\0".join(os.fsencode(word) for word in words)
-            if b"\0" in b"".join(os.fsencode(word) for word in (*program, *env.values())):
+            rest = [str(len(program)), *program, *(f"{k}={v}" for k, v in env.items())]
+            encoded = [os.fsencode(word) for word in rest]
+            if any(b"\0" in word for word in encoded):
                 raise ForkServerGone("a NUL in the bot's words")  # (cold: exec refuses it)
+            head = [str(1 + len(own) + count), str(launcher), *own]
+            block = b"".join(os.fsencode(word) + b"\0" for word in head) + shared
+            block += b"\0".join(encoded)
             if len(block) >= GO_MAX:  # more than the child reads (launcher.c): start cold
                 raise ForkServerGone("too many words")
             process = await server.fork(block, v2_fd, -1 if netns is None else netns)
@@ -871,34 +871,51 @@ class IsolatedSandbox(Sandbox):
         cgroups: BotCgroups | None,
         slot: int | None,
         *,
-        born_in_v2: bool = False,
         netns_fd: int | None = None,
     ) -> list[str]:
         """The launcher's options for a namespaced bot (all but the program); with
-        ``born_in_v2`` its first process starts in the v2 cgroup already (the fork server's);
-        with ``netns_fd`` it enters the slot's kept network namespace (procs.slot_netns)."""
-        outer = [str(launcher)]
+        ``netns_fd`` it enters the slot's kept network namespace (procs.slot_netns)."""
+        own = self._own_args(cgroups, slot, born_in_v2=False, netns_fd=netns_fd)
+        return [str(launcher), *own, *self._shared_args(prepared, cgroups is not None)]
+
+    def _own_args(
+        self,
+        cgroups: BotCgroups | None,
+        slot: int | None,
+        *,
+        born_in_v2: bool,
+        netns_fd: int | None,
+    ) -> list[str]:
+        """The options that differ from start to start: the cgroups, the slot's uid, its
+        network namespace; with ``born_in_v2`` the first process starts in the v2 cgroup
+        already (the fork server's)."""
+        own: list[str] = []
         if cgroups is not None:
             assert self.hierarchy is not None
             clone_into = self.hierarchy.clone_into
             for directory in cgroups.dirs:
                 entered_by_clone = clone_into and directory == cgroups.v2
                 if not (entered_by_clone and born_in_v2):
-                    outer += ["-G" if entered_by_clone else "-g", str(directory)]
-        outer += self._rlimits(prepared, cgroups is not None)
+                    own += ["-G" if entered_by_clone else "-g", str(directory)]
         if slot is not None:
             uid = procs.SLOT_UID_BASE + slot
-            outer += ["-u", f"{uid}:{uid}"]
+            own += ["-u", f"{uid}:{uid}"]
             # Per uid, so it bounds this bot alone (pid 1 counts too).
-            outer += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
+            own += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
         if netns_fd is not None:
-            outer += ["-X", str(netns_fd)]
-        outer += ["-p", str(os.getpid())]
+            own += ["-X", str(netns_fd)]
+        return own
+
+    def _shared_args(self, prepared: _Prepared | None, cgroups: bool) -> list[str]:
+        """The options every start of ``prepared``'s bot has: rlimits, the judge's pid, the
+        file system, the restrictions."""
+        shared = self._rlimits(prepared, cgroups)
+        shared += ["-p", str(os.getpid())]
         if prepared is None:
-            outer += self._tree_args([], None, warm=True)
+            shared += self._tree_args([], None, warm=True)
         else:
-            outer += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
-        outer += [
+            shared += self._tree_args(prepared.binds, prepared.cwd, prepared.interpreters)
+        shared += [
             "-n",
             "-L",
             "-w",
@@ -909,7 +926,21 @@ class IsolatedSandbox(Sandbox):
             "-i",
             f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
         ]
-        return outer
+        return shared
+
+    def _forked_shared_words(self, prepared: _Prepared, cgroups: bool) -> tuple[int, bytes]:
+        """_shared_args for a forked start (its pipes are on 3 and 4), NUL-terminated, and
+        their count: worked out once per bot spec and process (~60 us a start otherwise)."""
+        key = (cgroups, os.getpid())
+        cached = prepared.forked_words.get(key)
+        if cached is None:
+            shared = [
+                arg.replace(procs.STDIN_FD, "3").replace(procs.STDOUT_FD, "4")
+                for arg in self._shared_args(prepared, cgroups)
+            ]
+            encoded = b"".join(os.fsencode(arg) + b"\0" for arg in shared)
+            cached = prepared.forked_words[key] = (len(shared), encoded)
+        return cached
 
 
 class _ForkKind(NamedTuple):
