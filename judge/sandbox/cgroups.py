@@ -179,15 +179,26 @@ class _CgroupSet:
     # frozen and thawed at every turn of a game with one mover at a time), and an open and a
     # close around each read or write cost as much as the read or write itself.
     files: dict[str, int] = field(default_factory=dict)
+    # Their paths as text, by directory and name: a pathlib join and its str() cost several
+    # times the freeze write itself, and idle bots are frozen and thawed every turn.
+    names: dict[tuple[Path, str], str] = field(default_factory=dict)
 
-    def _fd(self, path: Path, flags: int) -> int:
-        key = str(path)
+    def file(self, directory: Path, name: str) -> str:
+        """The path of ``name`` in ``directory`` (one of the set's), as text."""
+        key = (directory, name)
+        path = self.names.get(key)
+        if path is None:
+            path = self.names[key] = str(directory / name)
+        return path
+
+    def _fd(self, path: Path | str, flags: int) -> int:
+        key = path if isinstance(path, str) else str(path)
         fd = self.files.get(key)
         if fd is None:
             fd = self.files[key] = os.open(key, flags | os.O_CLOEXEC)
         return fd
 
-    def read(self, path: Path) -> str:
+    def read(self, path: Path | str) -> str:
         """A file's text, read again from its start (OSError as a read of the file)."""
         try:
             fd = self._fd(path, os.O_RDONLY)
@@ -199,7 +210,7 @@ class _CgroupSet:
             raise
         return text.decode()
 
-    def write(self, path: Path, value: object) -> None:
+    def write(self, path: Path | str, value: object) -> None:
         try:
             os.write(self._fd(path, os.O_WRONLY), f"{value}\n".encode())
         except OSError:
@@ -214,14 +225,19 @@ class _CgroupSet:
     def write_freeze(self, frozen: bool) -> None:
         if self.v2 is None:
             return
+        path = self.file(self.v2, "cgroup.freeze")
         try:
-            self.write(self.v2 / "cgroup.freeze", 1 if frozen else 0)
+            fd = self.files.get(path)
+            if fd is None:
+                fd = self._fd(path, os.O_WRONLY)
+            os.write(fd, b"1\n" if frozen else b"0\n")
         except OSError as exc:
+            self.close_file(path)
             if exc.errno not in (errno.EINVAL, errno.ENOENT, errno.EACCES, errno.ENODEV):
                 raise
 
-    def close_file(self, path: Path) -> None:
-        fd = self.files.pop(str(path), None)
+    def close_file(self, path: Path | str) -> None:
+        fd = self.files.pop(path if isinstance(path, str) else str(path), None)
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -231,6 +247,7 @@ class _CgroupSet:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.files.clear()
+        self.names.clear()
 
 
 IDLE_SETS = 32  # released sets kept for reuse, per judge process
@@ -359,12 +376,12 @@ def _read_counter(cgroup_set: _CgroupSet, which: str) -> int:
         if cgroup_set.memory is None:
             return 0
         kind, path = cgroup_set.memory
-        file = path / ("memory.events" if kind == "v2" else "memory.oom_control")
+        file = cgroup_set.file(path, "memory.events" if kind == "v2" else "memory.oom_control")
         pattern = "oom_kill"
     else:
         if cgroup_set.v2 is None:
             return 0
-        file, pattern = cgroup_set.v2 / "cpu.stat", "usage_usec"
+        file, pattern = cgroup_set.file(cgroup_set.v2, "cpu.stat"), "usage_usec"
     try:
         text = cgroup_set.read(file)
     except OSError:
@@ -425,7 +442,9 @@ class BotCgroups:
         # Every process of the bot is in its v2 cgroup (it is entered first) when there is one.
         for path in self.dirs[:1] if self.v2 is not None else self.dirs:
             try:
-                found.update(int(p) for p in self._set.read(path / "cgroup.procs").split())
+                found.update(
+                    int(p) for p in self._set.read(self._set.file(path, "cgroup.procs")).split()
+                )
             except (OSError, ValueError):
                 if strict:
                     raise
@@ -483,7 +502,9 @@ class BotCgroups:
         self._released = True
         try:
             if self._frozen and self.v2 is not None:
-                cgroup_set.write(self.v2 / "cgroup.freeze", 0)  # (raises if it fails: not reused)
+                cgroup_set.write(
+                    cgroup_set.file(self.v2, "cgroup.freeze"), 0
+                )  # (raises if it fails: not reused)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
             empty = self._emptied or not self._listed(strict=True)
@@ -496,7 +517,7 @@ class BotCgroups:
                 if cgroup_set.cpu is not None:
                     # Rewriting the quota refills it: a killed spinner leaves no throttling.
                     kind, path, line = cgroup_set.cpu
-                    quota = path / ("cpu.max" if kind == "v2" else "cpu.cfs_quota_us")
+                    quota = cgroup_set.file(path, "cpu.max" if kind == "v2" else "cpu.cfs_quota_us")
                     cgroup_set.write(quota, line)
                 _give_back(self._key, cgroup_set)
                 return
