@@ -536,7 +536,7 @@ class Match:
         checkpointed = perf_counter()
         paused = self.paused
         # The movers (and failures) idle bots were last paused for: while the same seats move
-        # (a roshambolo game), pausing is not redone every turn.
+        # (a roshambolo game), pausing is not redone every turn; None once other seats moved.
         paused_for: Sequence[int] | None = None
         paused_failures = 0
         queued_run = False  # the last turn's answers were all queued, and no message went out
@@ -581,14 +581,15 @@ class Match:
                         await trio.lowlevel.checkpoint()
                         checkpointed = perf_counter()
                     continue
-            if (
-                pause_idle
-                and (to_move != paused_for or len(failures) != paused_failures)
-                and self.turn
-                and (paused or len(movers) < len(seats))
-            ):
-                self.pause_idle(set(movers))
-                paused_for, paused_failures = to_move, len(failures)
+            # Idle bots are paused once the judge finds an answer of this turn not there yet
+            # (before it yields or waits for it): a turn whose answers are there at once was
+            # slowed by nobody, and a bot never paused needs no thaw (each freeze and thaw is a
+            # write of the judge's and wakes the bot's tasks).
+            if to_move != paused_for or len(failures) != paused_failures:
+                paused_for = None
+            pause_now = (
+                pause_idle and paused_for is None and self.turn > 0 and len(movers) < len(seats)
+            )
             messages = state.begin_turn()
             first = bool(unanswered) and not unanswered.isdisjoint(movers)
             failed_before = len(failures)
@@ -631,6 +632,10 @@ class Match:
                 try:
                     answer = seat.poll()
                     if answer is None:
+                        if pause_now:
+                            pause_now = False
+                            self.pause_idle(set(movers))
+                            paused_for, paused_failures = to_move, len(failures)
                         answer = seat.poll_after_yield()
                 except BotFailed as failure:
                     self.turn_scope.deadline = math.inf  # a stale deadline must not fire now
@@ -642,6 +647,9 @@ class Match:
                 answers[seat.index] = answer
                 seat.times.append(perf_counter() - started)
             if missing is not None:
+                if pause_now:
+                    self.pause_idle(set(movers))
+                    paused_for, paused_failures = to_move, len(failures)
                 budget = turn_deadline + (spec.startup_allowance if first else 0.0)
                 turn = Turn(movers, live, started, budget, first)
                 turn.answers = answers
@@ -677,7 +685,7 @@ class Match:
             queued_run = not messages and queued == len(movers)
             if self.turn == self.colocate_after:
                 self.colocate()
-            # (bots not on the next turn are paused when that turn begins, above)
+            # (idle bots are paused once a turn finds an answer not there yet, above)
             if self.turn % CHECKPOINT_EVERY == 0 or started - checkpointed > CHECKPOINT_AFTER:
                 if self.colocated_waits > COLOCATED_WAITS and self.cpu_claim is not None:
                     self.spread_for_now()
@@ -786,7 +794,8 @@ class Match:
         log.debug("spread", turn=self.turn + 1)
 
     def pause_idle(self, upcoming: set[int]) -> None:
-        """Stop the bots that will not move next, so they cannot take the mover's CPU."""
+        """Stop the bots that are not moving, so they cannot take the movers' CPU (called
+        once the judge finds a mover's answer not there yet: see play_turns)."""
         for seat in self.seats:
             if seat is None or seat.index in upcoming or seat.index in self.failures:
                 continue

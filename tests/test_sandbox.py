@@ -91,6 +91,85 @@ async def test_liars_dice_pauses_the_idle_bot(sandbox: Sandbox, tmp_path: Path) 
     ]
 
 
+# Liar's dice bots for the pondering test: both call liar at once (each hand is one turn);
+# the mover thinks 0.2 s with its CPU idle, the ponderer spins in a thread between its turns
+# and says, at each message, how much CPU and wall time went by since its last answer.
+SLOW_CALLER = """
+import sys, time
+while line := sys.stdin.readline():
+    if line.startswith("END"):
+        break
+    if line == ".\\n":
+        time.sleep(0.2)
+        sys.stdout.write("0\\n.\\n")
+        sys.stdout.flush()
+"""
+PONDERER = """
+import sys, threading, time
+
+sys.setswitchinterval(0.0005)  # the reading thread gets the GIL back soon after its read
+
+
+def ponder():
+    while True:
+        pass
+
+answered = None
+while line := sys.stdin.readline():
+    if answered is not None:
+        cpu, wall = time.process_time() - answered[0], time.monotonic() - answered[1]
+        sys.stderr.write(f"between turns: cpu {cpu:.6f} wall {wall:.6f}\\n")
+        answered = None
+    if line.startswith("END"):
+        break
+    if line == ".\\n":
+        answered = (time.process_time(), time.monotonic())
+        sys.stdout.write("0\\n.\\n")
+        sys.stdout.flush()
+        if threading.active_count() == 1:
+            threading.Thread(target=ponder, daemon=True).start()
+"""
+
+
+async def test_a_bot_pondering_between_its_turns_is_frozen_while_the_mover_thinks(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Idle bots are paused once the judge waits for the mover (not at every turn's start):
+    a bot that computes between its turns gets next to no CPU while the other thinks."""
+    box = tmp_path / "box"
+    box.mkdir(mode=0o755)
+    box.chmod(0o755)
+    for name, text in (("slow.py", SLOW_CALLER), ("ponder.py", PONDERER)):
+        (box / name).write_text(text)
+        (box / name).chmod(0o755)
+    spec = MatchSpec(
+        game="liarsdice",
+        bots=[
+            resolve(str(box / "slow.py"), "liarsdice"),
+            resolve(str(box / "ponder.py"), "liarsdice"),
+        ],
+        seed=1,
+    )
+
+    async def pondered(pause_idle: bool) -> tuple[float, float, int]:
+        result = await run_match(
+            spec.model_copy(update={"pause_idle": pause_idle}), sandbox=sandbox
+        )
+        assert [p.outcome for p in result.players] == ["ok", "ok"], result.players
+        found = [line.split() for line in result.players[1].stderr.splitlines()]
+        spans = [(float(w[3]), float(w[5])) for w in found if w[:2] == ["between", "turns:"]]
+        return sum(s[0] for s in spans), sum(s[1] for s in spans), len(spans)
+
+    cpu, wall, spans = await pondered(True)
+    assert spans >= 3 and wall >= 0.2 * (spans - 1)  # (the last: the end of the match)
+    # While frozen it cannot run: what is left is the moment before the judge found the
+    # mover's answer missing, and the ponderer's wait for its own GIL once thawed.
+    assert cpu < 0.25 * wall, (cpu, wall)
+    # The control: unpaused, the same bot does compute on the mover's time.
+    free_cpu, free_wall, _ = await pondered(False)
+    assert free_cpu > 2 * cpu, (free_cpu, free_wall, cpu, wall)
+
+
 def _cpu_ticks(pids: list[int]) -> int:
     total = 0
     for pid in pids:
