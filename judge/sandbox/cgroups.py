@@ -182,6 +182,7 @@ class _CgroupSet:
     # Their paths as text, by directory and name: a pathlib join and its str() cost several
     # times the freeze write itself, and idle bots are frozen and thawed every turn.
     names: dict[tuple[Path, str], str] = field(default_factory=dict)
+    freeze_file: str = ""  # the v2 cgroup.freeze's, once written
 
     def file(self, directory: Path, name: str) -> str:
         """The path of ``name`` in ``directory`` (one of the set's), as text."""
@@ -225,7 +226,8 @@ class _CgroupSet:
     def write_freeze(self, frozen: bool) -> None:
         if self.v2 is None:
             return
-        path = self.file(self.v2, "cgroup.freeze")
+        path = self.freeze_file or self.file(self.v2, "cgroup.freeze")
+        self.freeze_file = path
         try:
             fd = self.files.get(path)
             if fd is None:
@@ -248,6 +250,7 @@ class _CgroupSet:
                 os.close(fd)
         self.files.clear()
         self.names.clear()
+        self.freeze_file = ""
 
 
 IDLE_SETS = 32  # released sets kept for reuse, per judge process

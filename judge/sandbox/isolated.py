@@ -225,11 +225,12 @@ class NamespacedProcess(BotProcess):
         self._paused: list[int] = []
 
     def pause(self) -> None:
-        if self.process.returncode is not None:
-            return
-        if self.cgroups is not None and self.cgroups.can_freeze():
-            self.cgroups.freeze(True)
-        else:
+        cgroups = self.cgroups
+        if cgroups is not None and cgroups.can_freeze():
+            # No exit check first (a waitpid each): freezing what is left of a bot that has
+            # exited is harmless, and its kill thaws it.
+            cgroups.freeze(True)
+        elif self.process.returncode is None:
             self._paused = [self.process.pid, *procs.descendants(self.process.pid)]
             procs.signal_all(self._paused, signal.SIGSTOP)
 
