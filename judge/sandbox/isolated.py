@@ -267,11 +267,12 @@ class NamespacedProcess(BotProcess):
                 procs.signal_all([pid], signal.SIGKILL)
             await self.process.wait()
             procs.forget(pid)
-            with trio.move_on_after(KILL_GRACE):
+            if watched:  # (mostly none: a bot that ended by itself left nothing below it)
+                with trio.move_on_after(KILL_GRACE):
+                    for fd in watched:
+                        await trio.lowlevel.wait_readable(fd)
                 for fd in watched:
-                    await trio.lowlevel.wait_readable(fd)
-            for fd in watched:
-                os.close(fd)
+                    os.close(fd)
             if self.cgroups is not None:
                 await self.cgroups.kill_until_empty()
             await procs.reap_adopted_until_clear()
