@@ -376,11 +376,6 @@ static void emit(struct sock_filter insn) {
 #define ARG_LOW(i) DATA_AT(args[i])
 #endif
 
-static void deny(long nr, int err) {
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
-    emit((struct sock_filter)RET_ERRNO(err));
-}
-
 static const long denied[] = {
     __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_mount, __NR_umount2,
     __NR_pivot_root, __NR_chroot, __NR_bpf, __NR_keyctl, __NR_add_key, __NR_request_key,
@@ -425,6 +420,68 @@ static void drop_capabilities(void) {
     CHECK(sc2(__NR_capset, (long)&header, (long)none), "capset", 0);
 }
 
+/* The filter is a binary search on the syscall number, not a chain of comparisons: the
+ * kernel works out, when the filter is installed, which syscalls it always allows by running
+ * it for every syscall number (seccomp_cache_prepare, with interrupts off), so a chain of ~60
+ * comparisons cost every bot's start ~0.1 ms (and every syscall that still runs the filter,
+ * ~60 comparisons). Every syscall number named below gets one action; any other is allowed. */
+enum { T_ALLOW, T_EPERM, T_ENOSYS, T_ZERO, T_EINVAL, T_EAFNOSUPPORT, T_FCNTL, T_SOCKET,
+       T_CLONE, N_TARGETS };
+struct rule { long nr; int target; };
+#define MAX_RULES 96
+#define MAX_FIXUPS 192
+static struct rule rules[MAX_RULES];
+static int n_rules;
+static struct { unsigned short at; unsigned char target, field; } fixups[MAX_FIXUPS];
+static int n_fixups;
+
+/* The first rule for a number wins (as the first comparison in a chain would). */
+static void rule(long nr, int target) {
+    for (int i = 0; i < n_rules; i++)
+        if (rules[i].nr == nr) return;
+    if (n_rules >= MAX_RULES) die_err("seccomp filter", "too many rules", E2BIG);
+    rules[n_rules].nr = nr;
+    rules[n_rules++].target = target;
+}
+
+/* The last instruction's jt (field 0), jf (1) or k (2, a BPF_JA) goes to `target`. */
+static void jump_to(int field, int target) {
+    if (n_fixups >= MAX_FIXUPS) die_err("seccomp filter", "too long", E2BIG);
+    fixups[n_fixups].at = (unsigned short)(filter_len - 1);
+    fixups[n_fixups].target = (unsigned char)target;
+    fixups[n_fixups++].field = (unsigned char)field;
+}
+
+static void set_offset(unsigned at, unsigned to, int field) {
+    unsigned offset = to - at - 1;
+    if (to <= at || (field < 2 && offset > 255)) die_err("seccomp filter", "jump", E2BIG);
+    if (field == 0) filter[at].jt = (unsigned char)offset;
+    else if (field == 1) filter[at].jf = (unsigned char)offset;
+    else filter[at].k = offset;
+}
+
+/* rules[lo, hi), sorted by number: at most three compared in turn, else split in two. */
+static void emit_search(int lo, int hi) {
+    if (hi - lo <= 3) {
+        for (int i = lo; i < hi; i++) {
+            emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)rules[i].nr, 0, 0));
+            jump_to(0, rules[i].target);
+        }
+        if (hi > lo) jump_to(1, T_ALLOW);
+        else {
+            emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0));
+            jump_to(2, T_ALLOW);
+        }
+        return;
+    }
+    int mid = lo + (hi - lo) / 2;
+    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (unsigned)rules[mid].nr, 0, 0));
+    unsigned split = filter_len - 1;
+    emit_search(lo, mid);
+    set_offset(split, filter_len, 0);
+    emit_search(mid, hi);
+}
+
 /* Channels between bots through what every sandbox shares (the same read-only system
  * files): a lock taken on /usr/bin/true by one bot is seen by every other, and so are its
  * file opens by inotify, dnotify and fanotify watchers. File locks become private no-ops
@@ -437,63 +494,86 @@ static const unsigned notify_commands[] = {1024, 1025, 1026}; /* F_SETLEASE F_GE
 #define N_LOCK (sizeof lock_commands / sizeof lock_commands[0])
 #define N_NOTIFY (sizeof notify_commands / sizeof notify_commands[0])
 
-static void install_collusion_rules(void) {
-    deny(__NR_flock, 0);
-    deny(__NR_inotify_init1, ENOSYS);
+static void collusion_rules(void) {
+    rule(__NR_flock, T_ZERO);
+    rule(__NR_inotify_init1, T_ENOSYS);
 #ifdef __NR_inotify_init
-    deny(__NR_inotify_init, ENOSYS);
+    rule(__NR_inotify_init, T_ENOSYS);
 #endif
-    deny(__NR_mq_open, ENOSYS);
-    /* fcntl(fd, cmd, ...): compares, then allow, errno 0 (locks), EINVAL (notifications). */
-    unsigned n = N_LOCK + N_NOTIFY;
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0,
-                                      (unsigned char)(1 + n + 3)));
-    emit((struct sock_filter)LOAD(ARG_LOW(1)));
-    for (unsigned i = 0; i < n; i++) {
-        unsigned target = i < N_LOCK ? n + 1 : n + 2;
-        unsigned cmd = i < N_LOCK ? lock_commands[i] : notify_commands[i - N_LOCK];
-        emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, cmd,
-                                          (unsigned char)(target - i - 1), 0));
-    }
-    emit((struct sock_filter)RET_ALLOW);
-    emit((struct sock_filter)RET_ERRNO(0));
-    emit((struct sock_filter)RET_ERRNO(EINVAL));
-    emit((struct sock_filter)LOAD(DATA_AT(nr))); /* unreachable: every branch returned */
+    rule(__NR_mq_open, T_ENOSYS);
+    rule(__NR_fcntl, T_FCNTL); /* fcntl(fd, cmd, ...): locks errno 0, notifications EINVAL */
 }
 
-static void install_seccomp(void) {
+static void build_seccomp(void) {
 #ifndef THIS_ARCH
     die_err("seccomp", "unsupported architecture", ENOSYS);
 #else
+    filter_len = 0;
+    n_rules = n_fixups = 0;
     emit((struct sock_filter)LOAD(DATA_AT(arch)));
     emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_ARCH, 1, 0));
     emit((struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
     emit((struct sock_filter)LOAD(DATA_AT(nr)));
 #if defined(__x86_64__)
     /* The x32 ABI numbers would bypass every rule below. */
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
-    emit((struct sock_filter)RET_ERRNO(EPERM));
+    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 0));
+    jump_to(0, T_EPERM);
 #endif
-    for (unsigned long i = 0; i < sizeof denied / sizeof denied[0]; i++) deny(denied[i], EPERM);
+    for (unsigned long i = 0; i < sizeof denied / sizeof denied[0]; i++) rule(denied[i], T_EPERM);
     /* clone3 passes its flags in memory a filter cannot read: make libc fall back to clone. */
-    deny(__NR_clone3, ENOSYS);
-    install_collusion_rules();
-    /* socket(): only AF_UNIX (socketpair-style plumbing inside runtimes). */
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4));
+    rule(__NR_clone3, T_ENOSYS);
+    collusion_rules();
+    rule(__NR_socket, T_SOCKET); /* socket(): only AF_UNIX (plumbing inside runtimes) */
+    rule(__NR_clone, T_CLONE);   /* clone(): no new namespaces */
+    for (int i = 1; i < n_rules; i++) /* sorted by number */
+        for (int j = i; j > 0 && rules[j - 1].nr > rules[j].nr; j--) {
+            struct rule swap = rules[j];
+            rules[j] = rules[j - 1];
+            rules[j - 1] = swap;
+        }
+    emit_search(0, n_rules);
+    unsigned short at[N_TARGETS];
+    at[T_FCNTL] = filter_len;
+    emit((struct sock_filter)LOAD(ARG_LOW(1)));
+    for (unsigned i = 0; i < N_LOCK + N_NOTIFY; i++) {
+        int lock = i < N_LOCK;
+        emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+                                          lock ? lock_commands[i] : notify_commands[i - N_LOCK],
+                                          0, 0));
+        jump_to(0, lock ? T_ZERO : T_EINVAL);
+    }
+    jump_to(1, T_ALLOW);
+    at[T_SOCKET] = filter_len;
     emit((struct sock_filter)LOAD(ARG_LOW(0)));
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 0));
+    jump_to(0, T_ALLOW);
+    jump_to(1, T_EAFNOSUPPORT);
+    at[T_CLONE] = filter_len;
+    emit((struct sock_filter)LOAD(ARG_LOW(0)));
+    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 0));
+    jump_to(0, T_EPERM);
+    jump_to(1, T_ALLOW);
+    at[T_ALLOW] = filter_len;
     emit((struct sock_filter)RET_ALLOW);
-    emit((struct sock_filter)RET_ERRNO(EAFNOSUPPORT));
-    /* clone(): no new namespaces. */
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4));
-    emit((struct sock_filter)LOAD(ARG_LOW(0)));
-    emit((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 1));
+    at[T_EPERM] = filter_len;
     emit((struct sock_filter)RET_ERRNO(EPERM));
-    emit((struct sock_filter)RET_ALLOW);
-    emit((struct sock_filter)RET_ALLOW);
+    at[T_ENOSYS] = filter_len;
+    emit((struct sock_filter)RET_ERRNO(ENOSYS));
+    at[T_ZERO] = filter_len;
+    emit((struct sock_filter)RET_ERRNO(0));
+    at[T_EINVAL] = filter_len;
+    emit((struct sock_filter)RET_ERRNO(EINVAL));
+    at[T_EAFNOSUPPORT] = filter_len;
+    emit((struct sock_filter)RET_ERRNO(EAFNOSUPPORT));
+    for (int i = 0; i < n_fixups; i++)
+        set_offset(fixups[i].at, at[fixups[i].target], fixups[i].field);
+#endif
+}
+
+static void install_seccomp(void) {
+    build_seccomp();
     struct sock_fprog prog = {filter_len, filter};
     CHECK(sc5(__NR_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0), "seccomp", 0);
-#endif
 }
 
 /* ---- Landlock (best effort by ABI): read everywhere, write only where allowed, no TCP,
@@ -1481,6 +1561,13 @@ EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_pare
                            0, 0)) == -EINTR) {}
         if (sent != (long)sizeof answer) return -1;
     }
+}
+#elif defined(LAUNCHER_SECCOMP_DUMP)
+/* For tests/test_seccomp_filter.py: the filter's instructions on stdout, as installed. */
+int main(void) {
+    (void)launcher_main;
+    build_seccomp();
+    return write_all(1, (const char *)filter, filter_len * sizeof filter[0]) == 0 ? 0 : 1;
 }
 #else
 int main(int argc, char **argv, char **envp) {
