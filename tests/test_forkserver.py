@@ -6,6 +6,7 @@ server that dies is replaced, its starts going on without it meanwhile. Real pro
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -386,6 +387,73 @@ async def test_a_forked_bots_pid1_is_not_open_to_it(tmp_path: Path, layer: str) 
     assert report["self_owner"] == report["me"]
     assert report["pid1_owner"] != report["me"]
     assert report["opened"] is False
+
+
+FILTER = r"""
+import ctypes, json, os, socket, struct, sys
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+report = {"seccomp": status["Seccomp"].strip()}
+if sys.argv[1] == "alter":
+    # The launcher's filter (built once by the fork server): its first two instructions, as
+    # this bot's copy of the library holds them (its data and the .bss mapped after it).
+    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}[os.uname().machine]
+    start = struct.pack("=HBBIHBBI", 0x20, 0, 0, 4, 0x15, 1, 0, arch)
+    allow = struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000)  # RET ALLOW, for every syscall
+    found, inside = 0, False
+    for fields in [line.split() for line in open("/proc/self/maps")]:
+        named = len(fields) > 5
+        inside = "liblauncher" in fields[5] if named else inside
+        if inside and "rw" in fields[1]:
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            at = ctypes.string_at(low, high - low).find(start)
+            if at >= 0:
+                ctypes.memmove(low + at, allow, len(allow))
+                found += 1
+        if not named:
+            inside = False
+    report["found"] = found
+else:
+    libc = ctypes.CDLL(None, use_errno=True)
+    report["unshare"] = [libc.unshare(0x10000000), ctypes.get_errno()]  # CLONE_NEWUSER
+    try:
+        socket.socket(socket.AF_INET).close()
+        report["inet"] = 0
+    except OSError as exc:
+        report["inet"] = exc.errno
+print(json.dumps(report), flush=True)
+input()
+"""
+
+
+async def test_the_filter_built_ahead_is_not_a_bots_to_alter(tmp_path: Path, layer: str) -> None:
+    """The fork server builds the seccomp filter once (launcher_serve) and each child hands
+    it to the kernel: a forked bot that overwrites it in its memory (to allow everything)
+    alters its own copy only; the next bot forked gets the filter intact."""
+    box = tmp_path / "filter"
+    box.mkdir()
+    (box / "bot.py").write_text(FILTER)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+
+    def bot(mode: str) -> BotSpec:
+        argv = (sys.executable, "-S", "-s", str(box / "bot.py"), mode)
+        return BotSpec(name=mode, argv=argv, cwd=box, box=box)
+
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, bot("check"))
+    (server,) = sandbox.fork_server_pids()
+    reports = []
+    for mode in ("alter", "check"):
+        proc = await sandbox.start(bot(mode), seed=10)
+        assert _started(proc) == "forked"
+        reports.append(await read_report(proc))
+        await proc.kill()
+    assert sandbox.fork_server_pids() == {server}
+    altered, checked = reports
+    assert altered["seccomp"] == checked["seccomp"] == "2"
+    assert altered["found"] == 1
+    assert checked["unshare"] == [-1, errno.EPERM]
+    assert checked["inet"] == errno.EAFNOSUPPORT
 
 
 def test_kept_fork_servers_serve_run_after_run(tmp_path: Path, layer: str) -> None:

@@ -571,7 +571,7 @@ static void build_seccomp(void) {
 }
 
 static void install_seccomp(void) {
-    build_seccomp();
+    if (filter_len == 0) build_seccomp(); /* (the fork server's children: built ahead) */
     struct sock_fprog prog = {filter_len, filter};
     CHECK(sc5(__NR_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0), "seccomp", 0);
 }
@@ -1517,6 +1517,10 @@ struct cmsghdr_ { unsigned long len; int level, type; };
 
 EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_parent,
                            fork_hook after_child, char **rest, long *size) {
+#ifdef THIS_ARCH
+    /* Built once, here: each child only hands it to the kernel (no page of it copied). */
+    build_seccomp();
+#endif
     for (;;) {
         char byte;
         struct iovec_ iov = {&byte, 1};
