@@ -16,6 +16,7 @@ script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
 """
 
 import _signal  # type: ignore[import-not-found]
+import atexit  # (_finish's: made once here, not in every bot: ~40 pages copied, ~0.15 ms)
 import ctypes
 import gc
 import importlib
@@ -126,8 +127,6 @@ def _finish(code: int) -> None:
     threading = sys.modules.get("threading")
     if threading is not None:
         threading._shutdown()  # type: ignore[attr-defined]
-    import atexit
-
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
