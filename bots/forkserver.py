@@ -11,8 +11,9 @@ the bot's v2 cgroup. launcher_serve (launcher.c, the loop, in C) forks a child o
 judge, into that cgroup, and answers with its pid. The child, in C only, reads the words (the
 launcher's options, the program's words, its environment) and takes the launcher's steps in
 the launcher's own code (cgroups, rlimits, fresh namespaces, the bot's file system, its uid,
-no_new_privs, Landlock, seccomp); in the bot's process the call returns 0, and the bot's
-script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
+no_new_privs, Landlock, seccomp); in the bot's process the call returns, the program's
+words and environment copied into the fork server's buffer (the bot's own copy of it), and
+the bot's script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
 """
 
 import _signal  # type: ignore[import-not-found]
@@ -29,6 +30,7 @@ import sys
 import warm
 
 PR_SET_PDEATHSIG = 1
+GO_MAX = 65536  # launcher.c's: the most a start's words take
 _kept: list[object] = []  # what a bot must not free (see _bot)
 
 
@@ -47,12 +49,12 @@ def _preimport(mode: str) -> None:
 
 
 def _bot(
-    server: socket.socket, rest: ctypes.c_char_p, size: int
+    server: socket.socket, words_buffer: bytearray, size: int
 ) -> tuple[list[bytes], list[bytes]]:
-    """In the bot's process, in its sandbox (launcher_fork returned 0 here): nothing of the
+    """In the bot's process, in its sandbox (launcher_serve returned here): nothing of the
     fork server's to keep."""
     server.detach()  # its descriptor is closed already; the object must not close it again
-    words = ctypes.string_at(rest, size).split(b"\0")
+    words = bytes(memoryview(words_buffer)[:size]).split(b"\0")
     # signal.signal's own function: the module's wrapper makes an enum of the old handler
     # (a ValueError raised and caught on the way: pages of the enum machinery copied).
     _signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -88,7 +90,10 @@ def serve() -> tuple[list[bytes], list[bytes]]:
         ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p)
         for name in ("PyOS_BeforeFork", "PyOS_AfterFork_Parent", "PyOS_AfterFork_Child")
     ]
-    rest, rest_size = ctypes.c_char_p(), ctypes.c_long()
+    # launcher_serve copies a bot's words here, in the bot's process (launcher.c's GO_MAX bytes;
+    # read without a call through ctypes, whose objects' pages a call would copy: ~40 a bot).
+    words_buffer = bytearray(GO_MAX)
+    words_into = (ctypes.c_char * GO_MAX).from_buffer(words_buffer)
     # What is imported now is never collected: a bot's collections then do not walk (and
     # copy, page by page) the memory it shares with the fork server.
     # compile() makes the interpreter's ~120 AST types on its first call (1 ms of CPU): once
@@ -101,11 +106,12 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     # relay and pid 1 it becomes run C only), its pid answered. It returns only in a bot's
     # process, in its sandbox, or when the judge closed its end.
     fd = server.fileno()
-    if library.launcher_serve(fd, *hooks, ctypes.byref(rest), ctypes.byref(rest_size)) != 0:
+    size = library.launcher_serve(fd, *hooks, words_into)
+    if size < 0:
         os._exit(0)
     # Not freed on the return (the libraries' objects would be: their pages copied).
-    _kept.extend((library, libc, server, hooks))
-    return _bot(server, rest, rest_size.value)
+    _kept.extend((library, libc, server, hooks, words_into))
+    return _bot(server, words_buffer, size)
 
 
 def _exit_code(exc: SystemExit) -> int:

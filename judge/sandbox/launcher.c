@@ -1492,8 +1492,10 @@ EXPORT long launcher_fork(int cgroup_fd, int in_fd, int out_fd, int err_fd, int 
  * SOCK_SEQPACKET socket server_fd, one byte saying which descriptors follow (FORK_*) and
  * those: stdin, stdout, stderr, words, then the v2 cgroup and the network namespace if
  * named; a child forked as launcher_fork does, between the interpreter's before / after-fork
- * calls, its pid (or -1) sent back, the descriptors closed. Returns 0 in a bot's process
- * (*rest, *size as launcher_fork), -1 once the socket is closed or fails. */
+ * calls, its pid (or -1) sent back, the descriptors closed. In a bot's process it copies the
+ * rest of the words (as launcher_fork) into `words`, the caller's buffer of GO_MAX bytes
+ * (read there without another call through ctypes: ~40 pages of ctypes' own copied per
+ * bot), and returns their length; -1 once the socket is closed or fails. */
 typedef void (*fork_hook)(void);
 struct iovec_ { void *base; unsigned long len; };
 struct msghdr_ {
@@ -1516,7 +1518,7 @@ struct cmsghdr_ { unsigned long len; int level, type; };
 #define FORK_BOTH 'B'   /* and both */
 
 EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_parent,
-                           fork_hook after_child, char **rest, long *size) {
+                           fork_hook after_child, char *words) {
 #ifdef THIS_ARCH
     /* Built once, here: each child only hands it to the kernel (no page of it copied). */
     build_seccomp();
@@ -1550,11 +1552,14 @@ EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_pare
         int netns = byte == FORK_NETNS || byte == FORK_BOTH;
         if ((cgroup || netns || byte == FORK_PLAIN) && n == 4 + cgroup + netns) {
             before();
+            char *rest = 0;
+            long size = 0;
             pid = launcher_fork(cgroup ? fds[4] : -1, fds[0], fds[1], fds[2], fds[3],
-                                netns ? fds[4 + cgroup] : -1, rest, size);
+                                netns ? fds[4 + cgroup] : -1, &rest, &size);
             if (pid == 0) {
+                for (long k = 0; k < size; k++) words[k] = rest[k]; /* size < GO_MAX */
                 after_child();
-                return 0;
+                return size;
             }
             after_parent();
         }
