@@ -929,8 +929,9 @@ class Match:
             for seat in self.seats:
                 if seat is not None:
                     await seat.proc.kill()
-                    for stream in (seat.stdin, seat.stdout):
-                        await stream.aclose()
+                    # (close, not aclose: its checkpoint, in a shielded scope, only yields)
+                    seat.stdin.close()
+                    seat.stdout.close()
         self.all_killed = True  # the second call (run_match's finally) has nothing left to do
 
     def result(self, duration: float, replay: Path | None) -> MatchResult:

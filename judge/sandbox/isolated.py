@@ -265,7 +265,8 @@ class NamespacedProcess(BotProcess):
                         signal.pidfd_send_signal(fd, signal.SIGKILL)
                 # pid 1 dies with the relay (parent-death signal), the namespace with pid 1.
                 procs.signal_all([pid], signal.SIGKILL)
-            await self.process.wait()
+            if self.process.returncode is None:  # (else no wait: trio's takes a lock, yields)
+                await self.process.wait()
             procs.forget(pid)
             if watched:  # (mostly none: a bot that ended by itself left nothing below it)
                 with trio.move_on_after(KILL_GRACE):
