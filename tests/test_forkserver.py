@@ -509,3 +509,20 @@ async def test_a_leftover_scan_while_a_fork_is_in_flight_spares_the_bot(
     assert _started(proc) == "forked"
     assert (await read_report(proc))["env"] == minimal_env(bot, seed=7, home=Path("/tmp"))
     await proc.kill()
+
+
+def test_the_fork_servers_word_buffer_is_as_large_as_the_launchers_limit() -> None:
+    """launcher_serve copies a bot's words into bots/forkserver.py's buffer of GO_MAX bytes,
+    trusting that they are fewer than launcher.c's GO_MAX: the two must be the same number,
+    and the judge's own cap (isolated.GO_MAX) below it."""
+    import re
+
+    from judge.sandbox import isolated
+    from judge.sandbox.forkserver import SCRIPT
+
+    source = (Path(isolated.__file__).parent / "launcher.c").read_text()
+    in_c = re.search(r"^#define GO_MAX (\d+)$", source, re.MULTILINE)
+    in_python = re.search(r"^GO_MAX = (\d+)", SCRIPT.read_text(), re.MULTILINE)
+    assert in_c is not None and in_python is not None
+    assert int(in_c[1]) == int(in_python[1])
+    assert int(in_c[1]) > isolated.GO_MAX
