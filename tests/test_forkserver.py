@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import signal
 import sys
 import time
@@ -17,8 +18,9 @@ import pytest
 import trio
 
 from judge.models import BotSpec
-from judge.sandbox import procs
+from judge.sandbox import isolated, launcher, procs
 from judge.sandbox.base import BotProcess, SandboxLimits, minimal_env
+from judge.sandbox.forkserver import SCRIPT
 from judge.sandbox.isolated import IsolatedSandbox, NamespacedProcess
 from judge.sandbox.launcher import launcher_library
 from judge.sandbox.probe import probe
@@ -515,13 +517,7 @@ def test_the_fork_servers_word_buffer_is_as_large_as_the_launchers_limit() -> No
     """launcher_serve copies a bot's words into bots/forkserver.py's buffer of GO_MAX bytes,
     trusting that they are fewer than launcher.c's GO_MAX: the two must be the same number,
     and the judge's own cap (isolated.GO_MAX) below it."""
-    import re
-
-    from judge.sandbox import isolated
-    from judge.sandbox.forkserver import SCRIPT
-
-    source = (Path(isolated.__file__).parent / "launcher.c").read_text()
-    in_c = re.search(r"^#define GO_MAX (\d+)$", source, re.MULTILINE)
+    in_c = re.search(r"^#define GO_MAX (\d+)$", launcher.SOURCE.read_text(), re.MULTILINE)
     in_python = re.search(r"^GO_MAX = (\d+)", SCRIPT.read_text(), re.MULTILINE)
     assert in_c is not None and in_python is not None
     assert int(in_c[1]) == int(in_python[1])

@@ -182,7 +182,6 @@ class _CgroupSet:
     # Their paths as text, by directory and name: a pathlib join and its str() cost several
     # times the freeze write itself, and idle bots are frozen and thawed every turn.
     names: dict[tuple[Path, str], str] = field(default_factory=dict)
-    freeze_file: str = ""  # the v2 cgroup.freeze's, once written
 
     def file(self, directory: Path, name: str) -> str:
         """The path of ``name`` in ``directory`` (one of the set's), as text."""
@@ -226,13 +225,9 @@ class _CgroupSet:
     def write_freeze(self, frozen: bool) -> None:
         if self.v2 is None:
             return
-        path = self.freeze_file or self.file(self.v2, "cgroup.freeze")
-        self.freeze_file = path
+        path = self.file(self.v2, "cgroup.freeze")
         try:
-            fd = self.files.get(path)
-            if fd is None:
-                fd = self._fd(path, os.O_WRONLY)
-            os.write(fd, b"1\n" if frozen else b"0\n")
+            os.write(self._fd(path, os.O_WRONLY), b"1\n" if frozen else b"0\n")
         except OSError as exc:
             self.close_file(path)
             if exc.errno not in (errno.EINVAL, errno.ENOENT, errno.EACCES, errno.ENODEV):
@@ -250,7 +245,6 @@ class _CgroupSet:
                 os.close(fd)
         self.files.clear()
         self.names.clear()
-        self.freeze_file = ""
 
 
 IDLE_SETS = 32  # released sets kept for reuse, per judge process
@@ -504,10 +498,8 @@ class BotCgroups:
         self._oom_seen = self._oom_seen or oom_kills > cgroup_set.oom_kills
         self._released = True
         try:
-            if self._frozen and self.v2 is not None:
-                cgroup_set.write(
-                    cgroup_set.file(self.v2, "cgroup.freeze"), 0
-                )  # (raises if it fails: not reused)
+            if self._frozen and self.v2 is not None:  # (raises if it fails: not reused)
+                cgroup_set.write(cgroup_set.file(self.v2, "cgroup.freeze"), 0)
             usage = _read_counter(cgroup_set, "cpu")
             self._final_cpu = (usage - cgroup_set.cpu_usec) / 1e6 if self.v2 else None
             empty = self._emptied or not self._listed(strict=True)
