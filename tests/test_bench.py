@@ -127,3 +127,24 @@ async def test_the_roshambolo_tourney_of_the_bench_scores_100_0_200() -> None:
     _, result = await ours_roshambolo(rounds=100, race_to=1000)
     assert [p.score for p in result.players] == [100, 0, 200]
     assert [p.outcome for p in result.players] == ["ok"] * 3
+
+
+def test_botcost_rows_show_no_ratio_over_a_base_that_measured_no_cpu() -> None:
+    from bench import botcost
+
+    per_turn = {
+        "C (bots/examples/c/rps_bot.c)": [0.0],
+        "bare Python loop": [0.0],
+        "Python through botlib (built-in rock)": [12.0],
+    }
+    rows = {row.figure: row for row in botcost.rows(per_turn, quick=True)}
+    ratio = rows["Python through botlib (built-in rock) / bare Python loop (same run)"]
+    assert ratio.value is None and ratio.met is None
+    assert ratio.note == "C bot: no CPU measured"
+    assert rows["bare Python loop: CPU per turn"].value == Spread.of([0.0])
+
+    per_turn["bare Python loop"] = [4.0]
+    per_turn["C (bots/examples/c/rps_bot.c)"] = [2.0]
+    ratio = {row.figure: row for row in botcost.rows(per_turn, quick=False)}[ratio.figure]
+    assert ratio.value == Spread.of([3.0]) and ratio.met is False
+    assert ratio.note == "6.0x the C bot"
