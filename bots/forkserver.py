@@ -69,8 +69,21 @@ def _bot(
     return words[1 : 1 + program], words[1 + program :]
 
 
+def _signals_as_started_clean() -> None:
+    """Signals the judge had ignored (nohup, a shell's background job) are not its bots':
+    dispositions as an interpreter started by a clean parent has them (the launcher does the
+    same for the bots it execs)."""
+    python_ignores = {signal.SIGPIPE, signal.SIGXFSZ}
+    for sig in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP, *python_ignores}:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_DFL:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def serve() -> tuple[list[bytes], list[bytes]]:
     """Forks a child per start; returns only in a bot's process (its program and env)."""
+    _signals_as_started_clean()
     library_path, mode = sys.argv[1], sys.argv[4]
     judge, server_fd = int(sys.argv[2]), int(sys.argv[3])
     library = ctypes.PyDLL(library_path)  # PyDLL: the GIL stays held around the fork

@@ -354,6 +354,46 @@ async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
     assert forked["said"] == "KeyboardInterrupt"
 
 
+SIGNALS = r"""
+import json, signal
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines())
+names = ("SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGTERM")
+print(json.dumps({"ignored": int(status["SigIgn"], 16),
+                  "handlers": {n: repr(signal.getsignal(getattr(signal, n))) for n in names}}),
+      flush=True)
+input()
+"""
+
+
+async def test_signals_the_judge_ignores_are_not_ignored_by_its_bots(
+    tmp_path: Path, layer: str
+) -> None:
+    """A judge started with signals ignored (nohup, a shell's background job) passes none of
+    that on: forked or cold, a Python bot's signals are as a clean start's (it ignores
+    SIGPIPE and SIGXFSZ itself, and SIGINT is its KeyboardInterrupt)."""
+    box = tmp_path / "signals"
+    box.mkdir()
+    (box / "bot.py").write_text(SIGNALS)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(
+        name="sig", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
+    )
+    ignored = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGTERM)
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in ignored}
+    try:
+        forked, cold = await _forked_and_cold(layer, bot, seed=9)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    assert forked == cold
+    assert cold["ignored"] == 1 << (signal.SIGPIPE - 1) | 1 << (signal.SIGXFSZ - 1)
+    handlers = cold["handlers"]
+    assert isinstance(handlers, dict)
+    assert handlers.pop("SIGINT") == repr(signal.default_int_handler)
+    assert set(handlers.values()) == {repr(signal.SIG_DFL)}
+
+
 PID1 = r"""
 import json, os
 try:

@@ -725,6 +725,15 @@ static void kill_tree_and_reap(void) {
 
 struct kernel_sigaction { void *handler; unsigned long flags; void *restorer; sigmask_t mask; };
 
+/* A bot's signals are as a fresh process's whatever the judge's were: an exec keeps ignored
+ * signals, so a judge started with some ignored (nohup, a shell's background job) would pass
+ * that on to its bots. (A forked bot's are the fork server's, which starts the same way.) */
+__attribute__((unused)) static void default_signals(void) {
+    struct kernel_sigaction dfl = {0, 0, 0, 0};
+    for (int sig = 1; sig <= 64; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP) sc4(__NR_rt_sigaction, sig, &dfl, 0, SIG_SIZE);
+}
+
 static void exit_like(int status) {
     if ((status & 0x7f) == 0) exit_now((status >> 8) & 0xff);
     int sig = status & 0x7f;
@@ -1273,6 +1282,9 @@ static void enter_namespaces(struct tree *t, const char *ids) {
 }
 
 static int launcher_main(int argc, char **argv) {
+#ifndef LAUNCHER_LIBRARY
+    default_signals();
+#endif
     char *writable[16];
     int n_writable = 0, want_seccomp = 0, want_landlock = 0, want_nnp = 0;
     int want_subreaper = 0, want_no_caps = 0, want_namespaces = 0;
