@@ -354,6 +354,73 @@ async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
     assert forked["said"] == "KeyboardInterrupt"
 
 
+TREE = r"""
+import errno, json, os
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as exc:
+        return errno.errorcode[exc.errno]
+mounts = sorted({(line.split()[4], line.split()[5]) for line in open("/proc/self/mountinfo")})
+print(json.dumps({
+    "mounts": mounts,
+    "root_dev": os.stat("/").st_dev,
+    "box": sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))),
+    "tmp": sorted(os.listdir("/tmp")),
+    "oldroot": os.path.exists("/oldroot"),
+    "write_root": attempt(lambda: os.mkdir("/made")),
+    "write_dev": attempt(lambda: os.mkdir("/dev/made")),
+    "write_tmp": attempt(lambda: open("/tmp/made", "w").close()),
+    "write_box": attempt(lambda: open(os.path.join(os.path.dirname(__file__), "made"), "w")),
+}), flush=True)
+input()
+"""
+
+
+async def test_a_forked_bots_tree_is_a_copy_of_its_template_as_cold_as_seen(
+    tmp_path: Path, layer: str
+) -> None:
+    """A root judge's forked bot gets its file system as a copy of a template mount namespace
+    (judge/sandbox/templates.py) plus its own /tmp, /dev/shm, /proc and its box (under /tmp
+    here, so shown again over its fresh /tmp): what it sees and may write is a cold start's.
+    Two forked bots share the template's read-only root; two cold bots have a root each."""
+    box = tmp_path / "tree"
+    box.mkdir()
+    (box / "bot.py").write_text(TREE)
+    for path in (tmp_path, box, box / "bot.py"):
+        path.chmod(0o755)
+    bot = BotSpec(
+        name="tree", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
+    )
+    forked, cold = await _forked_and_cold(layer, bot, seed=10)
+    assert forked["mounts"] == cold["mounts"]
+    assert forked["box"] == cold["box"] == ["bot.py"]
+    under_tmp = tmp_path.parts[1] == "tmp"  # (then /tmp shows the box's first directory)
+    assert forked["tmp"] == cold["tmp"] == ([tmp_path.parts[2]] if under_tmp else [])
+    for report in (forked, cold):
+        assert report["oldroot"] is False
+        assert report["write_root"] == report["write_dev"] == report["write_box"] == "EROFS"
+        assert report["write_tmp"] == "done"
+    if os.geteuid() != 0:
+        return  # (templates are a root judge's)
+    sandbox = _sandbox(layer)
+    await _until_forked(sandbox, bot)
+    roots: dict[str, set[object]] = {"forked": set(), "cold": set()}
+    for kind, chosen in (("forked", sandbox), ("cold", _cold(layer))):
+        both = [await chosen.start(bot, seed=start) for start in range(2)]  # (alive at once)
+        for proc in both:
+            assert _started(proc) == kind
+            roots[kind].add((await read_report(proc))["root_dev"])
+        for proc in both:
+            await proc.kill()
+    assert len(roots["forked"]) == 1 and len(roots["cold"]) == 2
+
+
+def _cold(layer: str) -> IsolatedSandbox:
+    return IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0)
+
+
 SIGNALS = r"""
 import json, signal
 status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines())

@@ -34,9 +34,10 @@ from judge.sandbox import procs
 ENV_FORK_SERVER = "BOTJUDGE_FORK_SERVER"  # 0: Python bots start without it
 SCRIPT = Path(__file__).resolve().parent.parent.parent / "bots" / "forkserver.py"
 ANSWER_TIMEOUT = 2.0  # a fork server that does not answer in time is given up
-# A request's first byte says which descriptors follow the four (launcher.c, FORK_*):
-# (a v2 cgroup, a network namespace) -> the byte.
-FORK_KINDS = {(False, False): b"F", (True, False): b"C", (False, True): b"N", (True, True): b"B"}
+# A request's first byte says which descriptors follow the four (launcher.c, FORK_*): "@"
+# plus 1 for a v2 cgroup, 2 for a network namespace, 4 for a template mount namespace.
+FORK_BASE = ord("@")
+FORK_BITS = (1, 2, 4)
 
 
 class ForkServerGone(Exception):
@@ -110,12 +111,15 @@ class ForkServer:
             self.broken = True
         return self.ready
 
-    async def fork(self, words: bytes, cgroup_fd: int = -1, netns_fd: int = -1) -> trio.Process:
+    async def fork(
+        self, words: bytes, cgroup_fd: int = -1, netns_fd: int = -1, mntns_fd: int = -1
+    ) -> trio.Process:
         """A bot's first process (it becomes the launcher's relay, as a cold start's is),
         with pipes on its stdin, stdout and stderr; ``words`` are the launcher's options, the
         program's words and its environment; with ``cgroup_fd`` (a v2 cgroup's directory) the
         process starts in that cgroup; ``netns_fd`` (its slot's network namespace) is handed
-        to it (the options then say -X 6). The fork's round trip is awaited (the judge's other
+        to it (the options then say -X 6), and so is ``mntns_fd``, a template mount namespace
+        (-M 7). The fork's round trip is awaited (the judge's other
         matches go on meanwhile), shielded and within ANSWER_TIMEOUT; the pid is registered
         before anything may look for leftovers (procs.reap_adopted drains pending answers
         first). Raises ForkServerGone."""
@@ -128,9 +132,11 @@ class ForkServer:
                 with procs.lock:
                     if self.broken:
                         raise ForkServerGone("broken")
-                    extras = [fd for fd in (cgroup_fd, netns_fd) if fd >= 0]
-                    kind = FORK_KINDS[cgroup_fd >= 0, netns_fd >= 0]
+                    named = (cgroup_fd, netns_fd, mntns_fd)
+                    extras = [fd for fd in named if fd >= 0]
+                    bits = sum(bit for bit, fd in zip(FORK_BITS, named, strict=True) if fd >= 0)
                     fds = array.array("i", theirs + extras).tobytes()
+                    kind = bytes([FORK_BASE + bits])
                     self.sock.sendmsg([kind], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
                     self._pending.append(request)
             except OSError as exc:

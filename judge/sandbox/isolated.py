@@ -29,7 +29,7 @@ from typing import NamedTuple
 import trio
 
 from judge.models import BotSpec
-from judge.sandbox import procs, skeleton
+from judge.sandbox import procs, skeleton, templates
 from judge.sandbox.base import (
     SAFE_PATH,
     BotProcess,
@@ -50,6 +50,7 @@ DEFAULT_POOL = 4
 WARM_AFTER = 4  # starts of a run before its pool is filled (a single match uses none)
 GO_MAX = 60_000
 FORKED_NETNS_FD = 6  # where a forked child holds its slot's network namespace (launcher.c)
+FORKED_MNTNS_FD = 7  # and its template mount namespace
 BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "bots"
 GAMES_DIR = BOTS_DIR.parent / "games"
 FORK_SERVER_RESPAWNS = 3  # fork servers a run starts again after one died; then none
@@ -171,6 +172,7 @@ class _Prepared:
     fork_mode: str | None = None  # the kind of fork server for what it is shown
     # (with cgroups, the judge's pid) -> its forked starts' shared options, as sent
     forked_words: dict[tuple[bool, int], tuple[int, bytes]] = field(default_factory=dict)
+    tree_args: list[str] | None = None  # its tree's launcher options (its template's key)
 
     def still_valid(self) -> bool:
         """The program is the same file as before (one stat: a replaced bot is redone)."""
@@ -744,12 +746,16 @@ class IsolatedSandbox(Sandbox):
                 # the descriptor open for its next bots.)
                 v2_fd = cgroups.directory_fd()
             netns = procs.slot_netns(slot) if slot is not None else None
+            # (a template is entered as root only: with a slot uid)
+            mntns = self._template(prepared, launcher) if slot is not None else None
             own = self._own_args(
                 cgroups,
                 slot,
                 born_in_v2=v2_fd >= 0,
                 netns_fd=None if netns is None else FORKED_NETNS_FD,
             )
+            if mntns is not None:
+                own += ["-M", str(FORKED_MNTNS_FD)]
             count, shared = self._forked_shared_words(prepared, cgroups is not None)
             program = bot.argv[kind.script_at :]
             env = minimal_env(bot, seed=seed, home=Path("/tmp"))
@@ -762,7 +768,9 @@ class IsolatedSandbox(Sandbox):
             block += b"\0".join(encoded)
             if len(block) >= GO_MAX:  # more than the child reads (launcher.c): start cold
                 raise ForkServerGone("too many words")
-            process = await server.fork(block, v2_fd, -1 if netns is None else netns)
+            process = await server.fork(
+                block, v2_fd, -1 if netns is None else netns, -1 if mntns is None else mntns
+            )
         except ForkServerGone:
             self._release(cgroups, slot)
             return None  # started another way
@@ -930,6 +938,14 @@ class IsolatedSandbox(Sandbox):
             f"{procs.STDIN_FD}:{procs.STDOUT_FD}",
         ]
         return shared
+
+    def _template(self, prepared: _Prepared, launcher: Path) -> int | None:
+        """The template mount namespace of this bot's tree (judge/sandbox/templates.py)."""
+        if prepared.tree_args is None:
+            prepared.tree_args = self._tree_args(
+                prepared.binds, None, prepared.interpreters, warm=True
+            )
+        return templates.template_fd(launcher, prepared.tree_args)
 
     def _forked_shared_words(self, prepared: _Prepared, cgroups: bool) -> tuple[int, bytes]:
         """_shared_args for a forked start (its pipes are on 3 and 4), NUL-terminated, and

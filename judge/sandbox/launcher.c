@@ -10,6 +10,8 @@
  *            [-T TMP_SIZE] [-H SHM_SIZE]] [-s] [-n] [-C] [-S] [-L]
  *            [-w WRITABLE_DIR]... [-c DIR] [-i IN_FD:OUT_FD] -- PROGRAM ARGS...
  *   launcher ... -N -W FD [--]      (a warm start: the bot's own part comes on FD, see take_go)
+ *   launcher -N [tree options] -K   (a template mount namespace, see make_template)
+ *   launcher ... -N -M FD ...       (the bot's tree a copy of the template on FD, as root)
  *
  * It runs once per bot start, so it is built without a C library where it can be
  * (-DLAUNCHER_NOLIBC, x86-64 and arm64): raw system calls only. A libc program's
@@ -846,6 +848,12 @@ static void enter_v2_cgroup(const char *dir) {
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
 #endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
 struct mount_attr_ { __u64 attr_set, attr_clr, propagation, userns_fd; };
 struct statfs_ { long type, bsize; unsigned long blocks, bfree, bavail, files, ffree;
                  int fsid[2]; long namelen, frsize, flags, spare[4]; };
@@ -953,7 +961,9 @@ static void bind_read_only(const char *source, const char *dest, int keep_dev) {
 static void mount_tmpfs(const char *where, const char *options, unsigned long flags) {
     char path[4096], *end = append(path, path + sizeof path - 1, where);
     *end = 0;
-    make_dirs(path);
+    long there = open_(path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+    if (there >= 0) close_(there); /* (a template's copy: its read-only /dev has shm) */
+    else make_dirs(path);
     CHECK(sc5(__NR_mount, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | flags, options),
           "tmpfs", where);
 }
@@ -967,6 +977,8 @@ struct tree {
     const char *tmp_size, *shm_size;
     int go_fd; /* -W: the bot's own part comes on this descriptor (-1: all on argv) */
     int netns_fd; /* -X: the slot's kept network namespace (-1: a new one) */
+    int mntns_fd; /* -M: a template mount namespace of this very tree (-1: none) */
+    int template; /* -K: build the template itself (nothing of a bot's) */
 };
 
 /* -W FD (a warm start, judge/sandbox/pool.py): everything that is the same for every bot is
@@ -1030,6 +1042,93 @@ static void take_go(struct tree *t) {
     environ_ = go_envp;
 }
 
+/* The bot's own /tmp and /dev/shm: fresh, empty tmpfs of -T / -H bytes. */
+static void private_tmp(const struct tree *t) {
+    char options[96], *end;
+    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->shm_size);
+    *end = 0;
+    mount_tmpfs("/dev/shm", options, MS_NOEXEC);
+    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->tmp_size);
+    *end = 0;
+    mount_tmpfs("/tmp", options, 0);
+}
+
+static void own_proc_and_name(void) {
+    CHECK(sc5(__NR_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0),
+          "mount", "/proc");
+    CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
+}
+
+static int under_tmp(const char *path) {
+    const char *tmp = "/tmp/";
+    for (int i = 0; i < 5; i++) if (path[i] != tmp[i]) return 0;
+    return 1;
+}
+
+static void build_tree(struct tree *t);
+
+/* The mount at path read-only, not what is mounted below it; `flags` are its own, which a
+ * remount (before Linux 5.12) must repeat. */
+static void seal(const char *path, unsigned long flags) {
+    struct mount_attr_ attr = {MOUNT_ATTR_RDONLY, 0, 0, 0};
+    long err = sc5(__NR_mount_setattr, AT_CWD, path, 0, &attr, sizeof attr);
+    if (err == -ENOSYS) err = sc5(__NR_mount, 0, path, 0, MS_REMOUNT | MS_BIND | MS_RDONLY | flags, 0);
+    CHECK(err, "read-only", path);
+}
+
+/* -K (root): the parts of a bot's tree that are the same for every bot of these options
+ * (-B, -E, -l), built once in a mount namespace of its own, which the judge keeps (it opens
+ * /proc/PID/ns/mnt) before closing this process's stdin. Says "K" on stdout once built. */
+static void make_template(struct tree *t) {
+    if (sc0(__NR_getuid) != 0) die_err("usage", "-K needs root", EPERM);
+    CHECK(sc1(__NR_unshare, CLONE_NEWNS), "unshare mount namespace", 0);
+    build_tree(t);
+    long probe = sc3(__NR_open_tree, AT_CWD, "/", OPEN_TREE_CLONE | O_CLOEXEC);
+    CHECK(probe, "open_tree", 0); /* what each copy needs (Linux 5.2) */
+    close_(probe);
+    CHECK(write_all(1, "K", 1), "write", "stdout");
+    char byte;
+    while (sc3(__NR_read, 0, &byte, 1) > 0) {}
+    exit_now(0);
+}
+
+/* -M: pid 1 is in a copy of the template (its clone copied the namespace the relay had
+ * entered); what is the bot's own comes now: /tmp and /dev/shm afresh, and a box under /tmp
+ * shown over them again (cloned from the template's mounts first, as it covers them),
+ * /proc of its pid namespace. No host tree was ever in this namespace: nothing to unmount,
+ * so no wait for an RCU grace period, and no copy of the host's mounts. */
+static void fill_template_copy(struct tree *t) {
+    CHECK(sc1(__NR_chdir, "/"), "chdir", "/");
+    long clones[64];
+    int n = 0;
+    for (int i = 0; i < t->n_binds; i++) {
+        if (!under_tmp(t->binds[i])) continue;
+        clones[n] = sc3(__NR_open_tree, AT_CWD, t->binds[i],
+                        OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
+        CHECK(clones[n], "open_tree", t->binds[i]);
+        n++;
+    }
+    private_tmp(t);
+    n = 0;
+    for (int i = 0; i < t->n_binds; i++) {
+        if (!under_tmp(t->binds[i])) continue;
+        char to[4096], *end = append(to, to + sizeof to - 1, t->binds[i]);
+        *end = 0;
+        long dir = sc4(__NR_openat, clones[n], ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+        if (dir >= 0) {
+            close_(dir);
+            make_dirs(to);
+        } else {
+            make_file(to);
+        }
+        CHECK(sc5(__NR_move_mount, clones[n], "", AT_CWD, to, MOVE_MOUNT_F_EMPTY_PATH),
+              "move_mount", t->binds[i]);
+        close_(clones[n]);
+        n++;
+    }
+    own_proc_and_name();
+}
+
 static void build_tree(struct tree *t) {
     CHECK(sc5(__NR_mount, 0, "/", 0, MS_REC | MS_PRIVATE, 0), "private mounts", 0);
     /* The new root: a tmpfs on /tmp, pivoted to, with the host's tree at /oldroot until
@@ -1064,13 +1163,13 @@ static void build_tree(struct tree *t) {
     for (int i = 0; i < 4; i++)
         CHECK(sc3(__NR_symlinkat, dev_links[i][0], AT_CWD, dev_links[i][1]), "symlink",
               dev_links[i][1]);
-    char options[96], *end;
-    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->shm_size);
-    *end = 0;
-    mount_tmpfs("/dev/shm", options, MS_NOEXEC);
-    end = append(append(options, options + 95, "mode=1777,size="), options + 95, t->tmp_size);
-    *end = 0;
-    mount_tmpfs("/tmp", options, 0);
+    if (t->template) { /* what each copy mounts afresh: only its mount points here */
+        static char shm[] = "/dev/shm", tmp[] = "/tmp";
+        make_dirs(shm);
+        make_dirs(tmp);
+    } else {
+        private_tmp(t);
+    }
     /* After /tmp: a box under the host's /tmp is shown over the private one. */
     for (int i = 0; i < t->n_binds; i++) bind_read_only(t->binds[i], t->binds[i], 0);
     for (int i = 0; i < t->n_links; i++) {
@@ -1084,9 +1183,7 @@ static void build_tree(struct tree *t) {
     /* Its own /proc (this process is pid 1 of the new pid namespace); the kernel allows it
      * only while a full /proc is visible, so before the host's tree goes. */
     CHECK(sc3(__NR_mkdirat, AT_CWD, "/proc", 0555), "mkdir", "/proc");
-    CHECK(sc5(__NR_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0),
-          "mount", "/proc");
-    CHECK(sc2(__NR_sethostname, "bot", 3), "sethostname", 0);
+    if (!t->template) own_proc_and_name();
     if (t->go_fd >= 0) {
         /* Warm: wait here for the bot; its box is bound while the host's tree is still
          * reachable at OLD, the same way as the binds above. */
@@ -1096,12 +1193,10 @@ static void build_tree(struct tree *t) {
     }
     CHECK(sc2(__NR_umount2, OLD, MNT_DETACH), "umount", OLD);
     CHECK(sc3(__NR_unlinkat, AT_CWD, OLD, AT_REMOVEDIR), "rmdir", OLD);
-    /* The root itself: read-only, not recursively (/tmp, /dev/shm stay writable). */
-    struct mount_attr_ attr = {MOUNT_ATTR_RDONLY, 0, 0, 0};
-    long err = sc5(__NR_mount_setattr, AT_CWD, "/", 0, &attr, sizeof attr);
-    if (err == -ENOSYS)
-        err = sc5(__NR_mount, 0, "/", 0, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, 0);
-    CHECK(err, "read-only", "/");
+    /* The root and /dev themselves: read-only, not recursively (/tmp, /dev/shm stay
+     * writable). (A template's are every copy's: one tmpfs each.) */
+    seal("/", MS_NOSUID | MS_NODEV);
+    seal("/dev", MS_NOSUID | MS_NODEV | MS_NOEXEC);
 }
 
 /* Closes every descriptor from 3 on except `keep` (-1: none). */
@@ -1242,6 +1337,14 @@ static void enter_namespaces(struct tree *t, const char *ids) {
         else if (!ids) close_(t->netns_fd); /* (in a user namespace of its own: not enterable) */
         t->netns_fd = -1;
     }
+    /* -M (as root): pid 1's clone copies the template the relay enters here instead of the
+     * host's namespace. Without root the template is not this user namespace's to enter. */
+    int templated = 0;
+    if (t->mntns_fd >= 0) {
+        templated = ids && sc2(__NR_setns, t->mntns_fd, CLONE_NEWNS) == 0;
+        close_(t->mntns_fd);
+        t->mntns_fd = -1;
+    }
     long child = -EINVAL;
 #if defined(LAUNCHER_LIBRARY) && defined(__x86_64__)
     child = clone_pid1(CLONE_VM | CLONE_VFORK | namespaces | SIGCHLD, status_pipe[0]);
@@ -1256,7 +1359,8 @@ static void enter_namespaces(struct tree *t, const char *ids) {
     if (child < 0) die_err("clone namespaces", 0, child);
     close_(status_pipe[0]);
     prctl_(PR_SET_PDEATHSIG, SIGKILL); /* with the relay, which dies with the judge */
-    build_tree(t);
+    if (templated) fill_template_copy(t);
+    else build_tree(t);
     if (ids) {
         if (!parse_pair(ids, &uid, &gid)) die_err("bad ids", ids, EINVAL);
         CHECK(sc2(__NR_setgroups, 0, 0), "setgroups", 0);
@@ -1292,7 +1396,7 @@ static int launcher_main(int argc, char **argv) {
     const char *chdir_to = 0, *v2_cgroup = 0;
     char *ids = 0, *v1_cgroups[8];
     int n_v1 = 0;
-    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m", -1, -1};
+    struct tree tree = {{0}, 0, {0}, 0, 0, "64m", "16m", -1, -1, -1, 0};
     int i = 1;
     for (; i < argc; i++) {
         char *arg = argv[i];
@@ -1300,7 +1404,8 @@ static int launcher_main(int argc, char **argv) {
         if (arg[0] != '-' || !arg[1] || arg[2]) break; /* the program: options end */
         char opt = arg[1];
         char *value = 0;
-        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L' && opt != 'C' && opt != 'N') {
+        if (opt != 's' && opt != 'n' && opt != 'S' && opt != 'L' && opt != 'C' && opt != 'N' &&
+            opt != 'K') {
             if (i + 1 >= argc) die_err("usage", arg, EINVAL);
             value = argv[++i];
         }
@@ -1321,6 +1426,13 @@ static int launcher_main(int argc, char **argv) {
         case 'S': want_seccomp = 1; break;
         case 'L': want_landlock = 1; break;
         case 'N': want_namespaces = 1; break;
+        case 'K': tree.template = 1; break;
+        case 'M': {
+            unsigned long long fd;
+            if (!parse_u64(value, 0, &fd, 0)) die_err("bad -M", value, EINVAL);
+            tree.mntns_fd = (int)fd;
+            break;
+        }
         case 'B':
             if (tree.n_binds >= 64) die_err("too many", "-B", E2BIG);
             tree.binds[tree.n_binds++] = value;
@@ -1354,8 +1466,14 @@ static int launcher_main(int argc, char **argv) {
     }
     if (tree.go_fd >= 0 && !want_namespaces) die_err("usage", "-W without -N", EINVAL);
     if (tree.netns_fd >= 0 && !want_namespaces) die_err("usage", "-X without -N", EINVAL);
+    if ((tree.mntns_fd >= 0 || tree.template) && !want_namespaces)
+        die_err("usage", "-M or -K without -N", EINVAL);
+    if (tree.mntns_fd >= 0 && (tree.go_fd >= 0 || tree.template))
+        die_err("usage", "-M with -W or -K", EINVAL);
+    if (tree.template) make_template(&tree);
 #ifdef LAUNCHER_LIBRARY
-    if (want_subreaper || tree.go_fd >= 0) die_err("usage", "-s or -W in the library", EINVAL);
+    if (want_subreaper || tree.go_fd >= 0 || tree.template)
+        die_err("usage", "-s, -W or -K in the library", EINVAL);
 #else
     if (i >= argc && tree.go_fd < 0) die_err("usage", "no program", EINVAL);
 #endif
@@ -1439,9 +1557,10 @@ EXPORT long launcher_clone_parent(int cgroup_fd) {
 }
 
 /* In the child: the bot's pipes at in_fd/out_fd/err_fd, the start's words on words_fd (the
- * launcher's option count, its options, then the rest, NUL-separated), and with netns_fd >= 0
- * its slot's network namespace. Puts stderr on 2, stdin/stdout on 3/4 (the options say
- * -i 3:4), the namespace on 6 (the options say -X 6), closes every other descriptor, reads
+ * launcher's option count, its options, then the rest, NUL-separated), with netns_fd >= 0
+ * its slot's network namespace and with mntns_fd >= 0 a template mount namespace. Puts
+ * stderr on 2, stdin/stdout on 3/4 (the options say -i 3:4), the network namespace on 6 (the
+ * options say -X 6), the template on 7 (-M 7), closes every other descriptor, reads
  * the words, takes the launcher's steps and returns in the bot's process only: *rest then
  * points at the rest of the words (the program's and its environment), the result is its
  * length. */
@@ -1449,18 +1568,21 @@ static char fork_words[GO_MAX];
 static char *fork_argv[GO_WORDS + 2];
 
 EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd, int netns_fd,
-                                char **rest) {
+                                int mntns_fd, char **rest) {
     struct kernel_sigaction dfl = {0, 0, 0, 0};
     sc4(__NR_rt_sigaction, SIGINT, &dfl, 0, SIG_SIZE); /* the relays and pid 1: as exec'd */
     CHECK(dup_onto(err_fd, 2), "dup2", 0);
-    long moved[4] = {in_fd, out_fd, words_fd, netns_fd};
-    int kept = netns_fd >= 0 ? 4 : 3; /* onto 3, 4, 5 (and 6) */
-    for (int k = 0; k < kept; k++) {
+    long moved[5] = {in_fd, out_fd, words_fd, netns_fd, mntns_fd}; /* onto 3, 4, 5, 6, 7 */
+    for (int k = 0; k < 5; k++) {
+        if (moved[k] < 0) continue;
         moved[k] = sc3(__NR_fcntl, moved[k], 0 /* F_DUPFD */, 16);
         if (moved[k] < 0) die_err("fcntl", 0, moved[k]);
     }
-    for (int k = 0; k < kept; k++) CHECK(dup_onto((int)moved[k], 3 + k), "dup2", 0);
-    close_from(3 + kept);
+    for (int k = 0; k < 5; k++) {
+        if (moved[k] >= 0) CHECK(dup_onto((int)moved[k], 3 + k), "dup2", 0);
+        else close_(3 + k);
+    }
+    close_from(8);
     unsigned long got = 0;
     for (;;) {
         if (got >= GO_MAX - 1) die_err("fork server", "words", E2BIG);
@@ -1492,18 +1614,18 @@ EXPORT long launcher_fork_child(int in_fd, int out_fd, int err_fd, int words_fd,
 /* Both at once, so that nothing but this C code runs in the processes above the bot: the
  * pid of the child in the caller, 0 in the bot's process (with *rest and *size as above). */
 EXPORT long launcher_fork(int cgroup_fd, int in_fd, int out_fd, int err_fd, int words_fd,
-                          int netns_fd, char **rest, long *size) {
+                          int netns_fd, int mntns_fd, char **rest, long *size) {
     long pid = launcher_clone_parent(cgroup_fd);
     if (pid != 0) return pid;
-    *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, netns_fd, rest);
+    *size = launcher_fork_child(in_fd, out_fd, err_fd, words_fd, netns_fd, mntns_fd, rest);
     return 0;
 }
 
 /* The fork server's loop (bots/forkserver.py), in C so that between forks it touches none of
  * the interpreter's pages (each one touched after a fork is copied): per message on the
- * SOCK_SEQPACKET socket server_fd, one byte saying which descriptors follow (FORK_*) and
- * those: stdin, stdout, stderr, words, then the v2 cgroup and the network namespace if
- * named; a child forked as launcher_fork does, between the interpreter's before / after-fork
+ * SOCK_SEQPACKET socket server_fd, one byte saying which descriptors follow (FORK_BASE plus
+ * FORK_* bits) and those: stdin, stdout, stderr, words, then the v2 cgroup, the network
+ * namespace and the template mount namespace, those named; a child forked as launcher_fork does, between the interpreter's before / after-fork
  * calls, its pid (or -1) sent back, the descriptors closed. In a bot's process it copies the
  * rest of the words (as launcher_fork) into `words`, the caller's buffer of GO_MAX bytes
  * (read there without another call through ctypes: ~40 pages of ctypes' own copied per
@@ -1523,11 +1645,11 @@ struct cmsghdr_ { unsigned long len; int level, type; };
 #define SOL_SOCKET_ 1
 #define SCM_RIGHTS_ 1
 #define MSG_NOSIGNAL_ 0x4000
-#define SERVE_FDS 6
-#define FORK_PLAIN 'F'  /* the four */
-#define FORK_CGROUP 'C' /* and the v2 cgroup */
-#define FORK_NETNS 'N'  /* and the network namespace */
-#define FORK_BOTH 'B'   /* and both */
+#define SERVE_FDS 7
+#define FORK_BASE '@'  /* the four, and with these bits: */
+#define FORK_CGROUP 1  /* the v2 cgroup */
+#define FORK_NETNS 2   /* the network namespace */
+#define FORK_MNTNS 4   /* the template mount namespace */
 
 EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_parent,
                            fork_hook after_child, char *words) {
@@ -1560,14 +1682,16 @@ EXPORT long launcher_serve(int server_fd, fork_hook before, fork_hook after_pare
             at += (head->len + align - 1) / align * align;
         }
         long pid = -1;
-        int cgroup = byte == FORK_CGROUP || byte == FORK_BOTH;
-        int netns = byte == FORK_NETNS || byte == FORK_BOTH;
-        if ((cgroup || netns || byte == FORK_PLAIN) && n == 4 + cgroup + netns) {
+        int bits = byte - FORK_BASE;
+        int cgroup = bits & FORK_CGROUP ? 1 : 0, netns = bits & FORK_NETNS ? 1 : 0;
+        int mntns = bits & FORK_MNTNS ? 1 : 0;
+        if (bits >= 0 && bits < 8 && n == 4 + cgroup + netns + mntns) {
             before();
             char *rest = 0;
             long size = 0;
             pid = launcher_fork(cgroup ? fds[4] : -1, fds[0], fds[1], fds[2], fds[3],
-                                netns ? fds[4 + cgroup] : -1, &rest, &size);
+                                netns ? fds[4 + cgroup] : -1,
+                                mntns ? fds[4 + cgroup + netns] : -1, &rest, &size);
             if (pid == 0) {
                 for (long k = 0; k < size; k++) words[k] = rest[k]; /* size < GO_MAX */
                 after_child();
