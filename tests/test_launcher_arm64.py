@@ -157,6 +157,16 @@ CASES: list[tuple[str, list[str], Result]] = [
     ),
     ("no program", ["-n", "--"], (127, "", "launcher: usage no program: Invalid argument\n")),
     (
+        "template options without -N",
+        ["-M", "3", "--", "/bin/true"],
+        (127, "", "launcher: usage -M or -K without -N: Invalid argument\n"),
+    ),
+    (
+        "a template of no tree",
+        ["-K"],
+        (127, "", "launcher: usage -M or -K without -N: Invalid argument\n"),
+    ),
+    (
         "missing program",
         ["--", "/nonexistent/program"],
         (127, "", "launcher: cannot run /nonexistent/program: No such file or directory\n"),
