@@ -81,9 +81,22 @@ def test_one_template_per_tree_holding_the_tree_without_a_bots_own_mounts() -> N
 
 
 def test_a_tree_that_cannot_be_built_gives_no_template(tmp_path: Path) -> None:
-    missing = str(tmp_path / "not-there")
-    assert templates.template_fd(launcher_binary(), _tree(bind=missing)) is None
-    assert tuple(_tree(bind=missing)) in templates._failed  # (not tried again per start)
+    bad = [*_tree(), "-l", "no-colon-here"]  # (the launcher refuses it: nothing is made)
+    assert templates.template_fd(launcher_binary(), bad) is None
+    assert [key for key, _ in templates._failed] == [tuple(bad)]  # (not tried again per start)
+    assert templates.template_fd(launcher_binary(), _tree(bind=str(tmp_path / "gone"))) is None
+
+
+def test_a_directory_replaced_in_place_gets_a_template_of_its_own(tmp_path: Path) -> None:
+    box = tmp_path / "box"
+    box.mkdir()
+    launcher = launcher_binary()
+    before = templates.template_fd(launcher, _tree(bind=str(box)))
+    box.rmdir()
+    box.mkdir()  # (a new version of a bot, in the old one's place)
+    after = templates.template_fd(launcher, _tree(bind=str(box)))
+    assert before is not None and after is not None and before != after
+    assert len(templates._kept) == 2
 
 
 def test_the_oldest_template_is_let_go_beyond_kept() -> None:
@@ -92,4 +105,5 @@ def test_the_oldest_template_is_let_go_beyond_kept() -> None:
     for tree in trees:
         assert templates.template_fd(launcher, tree) is not None
     assert len(templates._kept) == templates.KEPT
-    assert tuple(trees[0]) not in templates._kept and tuple(trees[-1]) in templates._kept
+    kept = [key for key, _ in templates._kept]
+    assert tuple(trees[0]) not in kept and tuple(trees[-1]) in kept

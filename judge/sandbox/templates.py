@@ -11,6 +11,7 @@ namespaces").
 
 from __future__ import annotations
 
+import itertools
 import os
 import select
 import subprocess
@@ -23,8 +24,10 @@ KEPT = 16  # templates per process (a tree per bot spec: few in a contest)
 BUILD_TIMEOUT = 5.0  # a template launcher that says nothing in time is given up
 
 _lock = threading.Lock()
-_kept: OrderedDict[tuple[str, ...], int] = OrderedDict()
-_failed: set[tuple[str, ...]] = set()
+# (the tree's options, the identity of each path it binds) -> the namespace's descriptor
+_Key = tuple[tuple[str, ...], tuple[tuple[int, int], ...]]
+_kept: OrderedDict[_Key, int] = OrderedDict()
+_failed: set[_Key] = set()
 _owner = os.getpid()
 
 
@@ -32,9 +35,15 @@ def template_fd(launcher: Path, tree_args: Sequence[str]) -> int | None:
     """The descriptor of a template mount namespace with the tree ``tree_args`` (the
     launcher's -N options) describe, made on first use, or None where none can be made
     (not root, a kernel without open_tree, a launcher that failed: those starts build their
-    tree as before). Blocks for the one launcher run that builds it (~2 ms), once per tree."""
+    tree as before). Blocks for the one launcher run that builds it (~2 ms), once per tree.
+
+    A template's binds are of the directories as they were when it was made: a path since
+    replaced by another directory (a new version of a box in its place) is another tree."""
     global _owner
-    key = tuple(tree_args)
+    identity = _identity(tree_args)
+    if identity is None:
+        return None
+    key = (tuple(tree_args), identity)
     with _lock:
         if _owner != os.getpid():  # a forked child: the parent's are the parent's
             _kept.clear()
@@ -46,7 +55,7 @@ def template_fd(launcher: Path, tree_args: Sequence[str]) -> int | None:
             return fd
         if key in _failed or os.geteuid() != 0:
             return None
-    fd = _build(launcher, key)
+    fd = _build(launcher, key[0])
     with _lock:
         if fd is None:
             _failed.add(key)
@@ -55,6 +64,16 @@ def template_fd(launcher: Path, tree_args: Sequence[str]) -> int | None:
         while len(_kept) > KEPT:
             os.close(_kept.popitem(last=False)[1])  # copies made from it live on
     return fd
+
+
+def _identity(tree_args: Sequence[str]) -> tuple[tuple[int, int], ...] | None:
+    """(device, inode) of every path the tree binds (-B, -E), or None if one is gone."""
+    pairs = itertools.pairwise(tree_args)
+    shown = [value for option, value in pairs if option in ("-B", "-E")]
+    try:
+        return tuple((info.st_dev, info.st_ino) for info in map(os.stat, shown))
+    except OSError:
+        return None
 
 
 def _build(launcher: Path, tree_args: tuple[str, ...]) -> int | None:
