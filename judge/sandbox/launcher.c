@@ -1079,7 +1079,7 @@ static void seal(const char *path, unsigned long flags) {
 /* -K (root): the parts of a bot's tree that are the same for every bot of these options
  * (-B, -E, -l), built once in a mount namespace of its own, which the judge keeps (it opens
  * /proc/PID/ns/mnt) before closing this process's stdin. Says "K" on stdout once built. */
-static void make_template(struct tree *t) {
+__attribute__((unused)) static void make_template(struct tree *t) {
     if (sc0(__NR_getuid) != 0) die_err("usage", "-K needs root", EPERM);
     CHECK(sc1(__NR_unshare, CLONE_NEWNS), "unshare mount namespace", 0);
     build_tree(t);
@@ -1470,11 +1470,11 @@ static int launcher_main(int argc, char **argv) {
         die_err("usage", "-M or -K without -N", EINVAL);
     if (tree.mntns_fd >= 0 && (tree.go_fd >= 0 || tree.template))
         die_err("usage", "-M with -W or -K", EINVAL);
-    if (tree.template) make_template(&tree);
 #ifdef LAUNCHER_LIBRARY
     if (want_subreaper || tree.go_fd >= 0 || tree.template)
         die_err("usage", "-s, -W or -K in the library", EINVAL);
 #else
+    if (tree.template) make_template(&tree);
     if (i >= argc && tree.go_fd < 0) die_err("usage", "no program", EINVAL);
 #endif
     char **program = argv + i;
