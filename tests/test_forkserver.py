@@ -396,8 +396,9 @@ async def test_a_forked_bots_tree_is_a_copy_of_its_template_as_cold_as_seen(
     forked, cold = await _forked_and_cold(layer, bot, seed=10)
     assert forked["mounts"] == cold["mounts"]
     assert forked["box"] == cold["box"] == ["bot.py"]
-    under_tmp = tmp_path.parts[1] == "tmp"  # (then /tmp shows the box's first directory)
-    assert forked["tmp"] == cold["tmp"] == ([tmp_path.parts[2]] if under_tmp else [])
+    assert forked["tmp"] == cold["tmp"]  # (what is bound under /tmp: its first directories)
+    if tmp_path.parts[1] == "tmp":
+        assert tmp_path.parts[2] in cold["tmp"]  # type: ignore[operator]
     for report in (forked, cold):
         assert report["oldroot"] is False
         assert report["write_root"] == report["write_dev"] == report["write_box"] == "EROFS"

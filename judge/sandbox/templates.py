@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
-import select
+import selectors
 import subprocess
 import threading
 from collections import OrderedDict
@@ -88,7 +88,9 @@ def _build(launcher: Path, tree_args: tuple[str, ...]) -> int | None:
     assert proc.stdin is not None and proc.stdout is not None
     fd = None
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], BUILD_TIMEOUT)
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            ready = selector.select(BUILD_TIMEOUT)
         if ready and os.read(proc.stdout.fileno(), 1) == b"K":
             fd = os.open(f"/proc/{proc.pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
