@@ -78,6 +78,17 @@ def _bot(tmp_path: Path, name: str) -> BotSpec:
     )
 
 
+def _script_bot(box: Path, name: str, source: str) -> BotSpec:
+    """A Python bot running ``source`` from a box of its own (readable by a slot uid)."""
+    box.mkdir()
+    (box / "bot.py").write_text(source)
+    for path in (box.parent, box, box / "bot.py"):
+        path.chmod(0o755)
+    return BotSpec(
+        name=name, argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
+    )
+
+
 def _host_cgroups(proc: BotProcess) -> str:
     """The cgroups of the bot's own process (the deepest of its tree), from outside."""
     pids = procs.descendants(proc.process.pid)
@@ -341,14 +352,7 @@ async def test_sigint_in_a_forked_bot_is_a_keyboard_interrupt_as_cold(
 ) -> None:
     """The interpreter's SIGINT handler is the bot's again (its first process had the
     default, as the launcher's exec'd processes do): forked or cold, the same."""
-    box = tmp_path / "interrupted"
-    box.mkdir()
-    (box / "bot.py").write_text(INTERRUPTED)
-    for path in (tmp_path, box, box / "bot.py"):
-        path.chmod(0o755)
-    bot = BotSpec(
-        name="int", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
-    )
+    bot = _script_bot(tmp_path / "interrupted", "int", INTERRUPTED)
     forked, cold = await _forked_and_cold(layer, bot, seed=8)
     assert forked == cold
     assert forked["said"] == "KeyboardInterrupt"
@@ -385,14 +389,7 @@ async def test_a_forked_bots_tree_is_a_copy_of_its_template_as_cold_as_seen(
     (judge/sandbox/templates.py) plus its own /tmp, /dev/shm, /proc and its box (under /tmp
     here, so shown again over its fresh /tmp): what it sees and may write is a cold start's.
     Two forked bots share the template's read-only root; two cold bots have a root each."""
-    box = tmp_path / "tree"
-    box.mkdir()
-    (box / "bot.py").write_text(TREE)
-    for path in (tmp_path, box, box / "bot.py"):
-        path.chmod(0o755)
-    bot = BotSpec(
-        name="tree", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
-    )
+    bot = _script_bot(tmp_path / "tree", "tree", TREE)
     forked, cold = await _forked_and_cold(layer, bot, seed=10)
     assert forked["mounts"] == cold["mounts"]
     assert forked["box"] == cold["box"] == ["bot.py"]
@@ -439,14 +436,7 @@ async def test_signals_the_judge_ignores_are_not_ignored_by_its_bots(
     """A judge started with signals ignored (nohup, a shell's background job) passes none of
     that on: forked or cold, a Python bot's signals are as a clean start's (it ignores
     SIGPIPE and SIGXFSZ itself, and SIGINT is its KeyboardInterrupt)."""
-    box = tmp_path / "signals"
-    box.mkdir()
-    (box / "bot.py").write_text(SIGNALS)
-    for path in (tmp_path, box, box / "bot.py"):
-        path.chmod(0o755)
-    bot = BotSpec(
-        name="sig", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
-    )
+    bot = _script_bot(tmp_path / "signals", "sig", SIGNALS)
     ignored = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGUSR1, signal.SIGTERM)
     before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in ignored}
     try:
@@ -480,14 +470,7 @@ async def test_a_forked_bots_pid1_is_not_open_to_it(tmp_path: Path, layer: str) 
     """pid 1 above a forked bot shares its relay's memory (outside the namespaces): it is not
     dumpable, so /proc/1's files are not the bot's and its memory cannot be opened; the bot's
     own (/proc/self/environ) are its own, as a cold bot's."""
-    box = tmp_path / "pid1"
-    box.mkdir()
-    (box / "bot.py").write_text(PID1)
-    for path in (tmp_path, box, box / "bot.py"):
-        path.chmod(0o755)
-    bot = BotSpec(
-        name="pid1", argv=(sys.executable, "-S", "-s", str(box / "bot.py")), cwd=box, box=box
-    )
+    bot = _script_bot(tmp_path / "pid1", "pid1", PID1)
     sandbox = _sandbox(layer)
     await _until_forked(sandbox, bot)
     proc = await sandbox.start(bot, seed=9)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,3 +108,31 @@ def test_the_oldest_template_is_let_go_beyond_kept() -> None:
     assert len(templates._kept) == templates.KEPT
     kept = [key for key, _ in templates._kept]
     assert tuple(trees[0]) not in kept and tuple(trees[-1]) in kept
+
+
+def test_two_threads_building_one_tree_keep_one_template(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each thread's launcher run builds one (both at once, held together by a barrier):
+    the second to finish closes its own and returns the one kept."""
+    both_building = threading.Barrier(2)
+    build = templates._build
+
+    def build_together(launcher: Path, tree_args: tuple[str, ...]) -> int | None:
+        both_building.wait(timeout=10)
+        return build(launcher, tree_args)
+
+    monkeypatch.setattr(templates, "_build", build_together)
+    got: list[int | None] = []
+    threads = [
+        threading.Thread(
+            target=lambda: got.append(templates.template_fd(launcher_binary(), _tree()))
+        )
+        for _ in range(2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got[0] is not None and got[0] == got[1]
+    assert list(templates._kept.values()) == [got[0]]

@@ -753,9 +753,8 @@ class IsolatedSandbox(Sandbox):
                 slot,
                 born_in_v2=v2_fd >= 0,
                 netns_fd=None if netns is None else FORKED_NETNS_FD,
+                mntns_fd=None if mntns is None else FORKED_MNTNS_FD,
             )
-            if mntns is not None:
-                own += ["-M", str(FORKED_MNTNS_FD)]
             count, shared = self._forked_shared_words(prepared, cgroups is not None)
             program = bot.argv[kind.script_at :]
             env = minimal_env(bot, seed=seed, home=Path("/tmp"))
@@ -896,10 +895,11 @@ class IsolatedSandbox(Sandbox):
         *,
         born_in_v2: bool,
         netns_fd: int | None,
+        mntns_fd: int | None = None,
     ) -> list[str]:
         """The options that differ from start to start: the cgroups, the slot's uid, its
-        network namespace; with ``born_in_v2`` the first process starts in the v2 cgroup
-        already (the fork server's)."""
+        network namespace, a template mount namespace; with ``born_in_v2`` the first
+        process starts in the v2 cgroup already (the fork server's)."""
         own: list[str] = []
         if cgroups is not None:
             assert self.hierarchy is not None
@@ -915,6 +915,8 @@ class IsolatedSandbox(Sandbox):
             own += ["-r", f"nproc:{self.limits.pids + 4}:{self.limits.pids + 4}"]
         if netns_fd is not None:
             own += ["-X", str(netns_fd)]
+        if mntns_fd is not None:
+            own += ["-M", str(mntns_fd)]
         return own
 
     def _shared_args(self, prepared: _Prepared | None, cgroups: bool) -> list[str]:

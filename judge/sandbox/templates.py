@@ -35,7 +35,7 @@ def template_fd(launcher: Path, tree_args: Sequence[str]) -> int | None:
     """The descriptor of a template mount namespace with the tree ``tree_args`` (the
     launcher's -N options) describe, made on first use, or None where none can be made
     (not root, a kernel without open_tree, a launcher that failed: those starts build their
-    tree as before). Blocks for the one launcher run that builds it (~2 ms), once per tree.
+    tree as before). Blocks for the one launcher run that builds it (1–2 ms), once per tree.
 
     A template's binds are of the directories as they were when it was made: a path since
     replaced by another directory (a new version of a box in its place) is another tree."""
@@ -60,6 +60,9 @@ def template_fd(launcher: Path, tree_args: Sequence[str]) -> int | None:
         if fd is None:
             _failed.add(key)
             return None
+        if key in _kept:  # (another thread made one meanwhile: keep that one)
+            os.close(fd)
+            return _kept[key]
         _kept[key] = fd
         while len(_kept) > KEPT:
             os.close(_kept.popitem(last=False)[1])  # copies made from it live on
