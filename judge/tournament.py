@@ -174,6 +174,9 @@ async def run_tourney(
         )
         path = replays / replay_name(match.number, names) if replays is not None else None
         follow = form.progress(report, match, names)
+        # Only a format that counts its units in the lines follows them: a sink costs a
+        # match run elsewhere its lines streamed back, where it could write its own replay.
+        sinks = [follow.line] if type(follow).line is not MatchProgress.line else []
         # Batch-scheduled bots do not preempt the judge when its write wakes them: it goes
         # on with the turn's other messages (arena matches move every bot every turn) and
         # its other matches, and yields its core once they are out. (Liar's dice, 3 bots,
@@ -181,7 +184,7 @@ async def run_tourney(
         return MatchJob(
             match_spec,
             replay_path=path,
-            sinks=[follow.line],
+            sinks=sinks,
             batch_scheduling=True,
             tag=(match, follow),
         )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -241,6 +242,36 @@ async def test_the_local_executor_streams_lines_to_sinks(tmp_path: Path) -> None
     assert lines[0].startswith("#judge-replay") and lines[-1].startswith("#result")
     assert len(lines) == 27
     assert body(tmp_path / "m.replay") == [line.rstrip("\n") for line in lines[1:-1]]
+
+
+async def test_the_local_executor_opens_files_only_for_the_batches_it_runs(
+    tmp_path: Path,
+) -> None:
+    """Queued batches hold no replay file and no stream: a tourney queues all its batches
+    at once, and one open file per queued match would run the judge out of descriptors."""
+    from judge.executors.local import LocalExecutor
+
+    def open_here() -> int:
+        found = 0
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # (the listing's own, closed since)
+                found += str(tmp_path) in os.readlink(f"/proc/self/fd/{fd}")
+        return found
+
+    jobs = [
+        MatchJob(
+            rps_spec(builtin("rps", "rock"), builtin("rps", "paper"), turns=3),
+            replay_path=tmp_path / f"{n}.replay",
+            sinks=[lambda line: None],
+        )
+        for n in range(12)
+    ]
+    seen: list[int] = []
+    async with LocalExecutor(workers=1, per_worker=2) as executor:
+        await executor.run_many(jobs, lambda job, result: seen.append(open_here()))
+    assert len(seen) == 12
+    assert max(seen) <= 2, seen  # the batch running now, not the ten queued behind it
+    assert all(len(body(tmp_path / f"{n}.replay")) == 3 for n in range(12))
 
 
 def test_a_box_is_named_by_its_content(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 from judge.bots import resolve
-from judge.models import BotSpec
+from judge.executors import MatchJob
+from judge.executors.inproc import InProcessExecutor
+from judge.models import BotSpec, MatchResult
 from judge.tournament import Progress, TourneySpec, match_seed, run_tourney
 from tests.conftest import ROOT
 
@@ -100,6 +102,30 @@ async def test_liarsdice_free_for_all_games(tmp_path: Path) -> None:
     assert all(m.bots == [0, 1] for m in result.matches)
     assert [p.done for p in seen] == [0, 1, 2, 3, 4] and {p.total for p in seen} == {4}
     assert files(tmp_path) == [f"0000{k}-robot-computer.replay" for k in range(1, 5)]
+
+
+async def test_a_format_that_counts_no_lines_asks_for_none(tmp_path: Path) -> None:
+    """A match's lines go to a sink only where the format counts its units in them (a
+    roshambolo tourney's games): a sink makes a match run elsewhere stream its lines back."""
+    sinks: dict[str, list[int]] = {}
+
+    class Recording(InProcessExecutor):
+        async def run(self, job: MatchJob) -> MatchResult:
+            sinks.setdefault(job.spec.game, []).append(len(job.sinks))
+            return await super().run(job)
+
+    for game, bots, options in (
+        ("liarsdice", ("robot", "computer"), {}),
+        ("roshambolo", ("rock", "random"), {"rounds": 1, "race_to": 3}),
+    ):
+        async with Recording() as executor:
+            await run_tourney(
+                spec(game, *bots, games=3, options=options),
+                replays=tmp_path / game,
+                executor=executor,
+            )
+    assert sinks == {"liarsdice": [0, 0, 0], "roshambolo": [1]}
+    assert len(files(tmp_path / "liarsdice")) == 3
 
 
 async def test_rps_round_robin_ties_share_a_rank() -> None:

@@ -120,51 +120,11 @@ class LocalExecutor(Executor):
         limiter: trio.CapacityLimiter,
         on_result: ResultCallback,
     ) -> None:
-        assert self._context is not None and self._scratch is not None
-        replay_paths: list[str | None] = []
-        stream_paths: list[str | None] = []
-        relays: list[tuple[Path, LineRelay] | None] = []
-        for job in batch:
-            if job.replay_path is not None:
-                await trio.Path(job.replay_path).parent.mkdir(parents=True, exist_ok=True)
-            if job.sinks:
-                self._streams += 1
-                stream = self._scratch / f"{self._streams}.lines"
-                stream_paths.append(str(stream))
-                replay_paths.append(None)
-                relays.append((stream, LineRelay(job)))
-            else:
-                stream_paths.append(None)
-                replay_paths.append(str(job.replay_path) if job.replay_path else None)
-                relays.append(None)
-        done = trio.Event()
-        try:
-            async with trio.open_nursery() as nursery:
-                for entry in relays:
-                    if entry is not None:
-                        nursery.start_soon(_follow, *entry, done)
-                try:
-                    async with limiter:
-                        returned, cpu, bots_cpu, pid, cpus = await self._context.run_sync(
-                            run_batch,
-                            [job.spec.model_dump_json() for job in batch],
-                            self.per_worker,
-                            self.sandbox_layer,
-                            replay_paths,
-                            stream_paths,
-                            self.log_level,
-                            self.pin_cpus,
-                            any(job.batch_scheduling for job in batch),
-                            limiter=self._limiter,
-                            kill_on_cancel=True,
-                        )
-                finally:
-                    done.set()
-        finally:
-            for entry in relays:
-                if entry is not None:
-                    entry[1].close()
-                    entry[0].unlink(missing_ok=True)
+        # A batch waiting for a worker opens nothing and follows nothing: a tourney queues
+        # every batch at once, and a replay file per queued match would run the judge out
+        # of descriptors (and following them all cost ~8 ms of CPU per match).
+        async with limiter:
+            returned, cpu, bots_cpu, pid, cpus = await self._play(batch)
         if self.stats is not None:
             self.stats.judge_cpu_s += cpu
             self.stats.bots_cpu_s += bots_cpu
@@ -176,6 +136,57 @@ class LocalExecutor(Executor):
             if job.replay_path is not None:
                 result = result.model_copy(update={"replay": str(job.replay_path)})
             on_result(job, result)
+
+    async def _play(
+        self, batch: list[MatchJob]
+    ) -> tuple[list[str], float, float, int, tuple[int, ...]]:
+        """One batch on a worker, its lines followed back to the sinks of the jobs with any."""
+        assert self._context is not None and self._scratch is not None
+        replay_paths: list[str | None] = []
+        stream_paths: list[str | None] = []
+        relays: list[tuple[Path, LineRelay] | None] = []
+        done = trio.Event()
+        try:
+            for job in batch:
+                if job.replay_path is not None:
+                    await trio.Path(job.replay_path).parent.mkdir(parents=True, exist_ok=True)
+                if job.sinks:
+                    self._streams += 1
+                    stream = self._scratch / f"{self._streams}.lines"
+                    stream_paths.append(str(stream))
+                    replay_paths.append(None)
+                    relays.append((stream, LineRelay(job)))
+                else:
+                    stream_paths.append(None)
+                    replay_paths.append(str(job.replay_path) if job.replay_path else None)
+                    relays.append(None)
+            async with trio.open_nursery() as nursery:
+                for entry in relays:
+                    if entry is not None:
+                        nursery.start_soon(_follow, *entry, done)
+                try:
+                    returned: tuple[list[str], float, float, int, tuple[int, ...]]
+                    returned = await self._context.run_sync(
+                        run_batch,
+                        [job.spec.model_dump_json() for job in batch],
+                        self.per_worker,
+                        self.sandbox_layer,
+                        replay_paths,
+                        stream_paths,
+                        self.log_level,
+                        self.pin_cpus,
+                        any(job.batch_scheduling for job in batch),
+                        limiter=self._limiter,
+                        kill_on_cancel=True,
+                    )
+                finally:
+                    done.set()
+        finally:
+            for entry in relays:
+                if entry is not None:
+                    entry[1].close()
+                    entry[0].unlink(missing_ok=True)
+        return returned
 
 
 async def _follow(path: Path, relay: LineRelay, done: trio.Event) -> None:
