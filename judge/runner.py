@@ -131,7 +131,10 @@ class StderrTail:
 
     def caught(self) -> tuple[int, str]:
         """What an adapter says it caught and played on: its last ``judge-caught:`` line."""
-        kept = b"\n" + bytes(self.head) + b"\n" + bytes(self.tail)
+        # Head and tail are one text unless bytes were dropped between them: a line may
+        # cross from one to the other (where it falls depends on what came before).
+        gap = b"\n" if self.dropped else b""
+        kept = b"\n" + bytes(self.head) + gap + bytes(self.tail)
         at = kept.rfind(b"\n" + CAUGHT_MARK)
         if at < 0:
             return 0, ""

@@ -278,3 +278,18 @@ async def test_rounds_both_seats_played_ahead_are_played_at_once_alike(
     assert play_calls(at_once, 0) == play_calls(by_turn, 0)
     # Answers already there when their round began took no time: most of p_ahead's.
     assert at_once.players[0].response.median_ms == 0.0 < at_once.players[0].response.max_ms
+
+
+def test_a_caught_line_across_the_kept_head_and_tail_is_read() -> None:
+    """Where the ``judge-caught:`` line falls depends on what the bot wrote before it (a
+    traceback names the bot's path): across the kept head's end it is still one line."""
+    from judge.runner import STDERR_HEAD, StderrTail
+
+    for before in range(STDERR_HEAD - 30, STDERR_HEAD + 2):
+        kept = StderrTail()
+        kept.add(b"x" * (before - 1) + b"\n")
+        kept.add(b'judge-caught: {"count": 9, "first": "KeyError: 2"}\n')
+        assert kept.caught() == (9, "KeyError: 2"), before
+    dropped = StderrTail()
+    dropped.add(b"y" * 20000 + b'\njudge-caught: {"count": 3, "first": "E"}\n')
+    assert dropped.dropped and dropped.caught() == (3, "E")
