@@ -31,6 +31,7 @@ import warm
 
 PR_SET_PDEATHSIG = 1
 GO_MAX = 65536  # launcher.c's: the most a start's words take
+BIND_NOW = "LD_BIND_NOW"  # set by the judge for this interpreter only (see serve)
 _kept: list[object] = []  # what a bot must not free (see _bot)
 
 
@@ -83,6 +84,10 @@ def _signals_as_started_clean() -> None:
 
 def serve() -> tuple[list[bytes], list[bytes]]:
     """Forks a child per start; returns only in a bot's process (its program and env)."""
+    # Started with LD_BIND_NOW (judge/sandbox/forkserver.py): the loader bound every symbol
+    # of the interpreter's libraries at start, so no bot binds one on its first call (each
+    # such binding writes a library's GOT: its page copied, ~17 pages a bot). Not the bots'.
+    os.environ.pop(BIND_NOW, None)
     _signals_as_started_clean()
     library_path, mode = sys.argv[1], sys.argv[4]
     judge, server_fd = int(sys.argv[2]), int(sys.argv[3])

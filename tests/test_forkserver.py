@@ -166,6 +166,9 @@ async def test_forked_bots_are_in_fresh_sandboxes_of_their_own(tmp_path: Path, l
         bot = _bot(tmp_path, name)
         assert report["env"] == minimal_env(bot, seed=seed, home=Path("/tmp"))
     assert seen[0]["random"] != seen[1]["random"]  # each reseeded, not the server's state
+    # The server's libraries were bound when it started (no bot binds a symbol lazily):
+    # LD_BIND_NOW was its own setting only (the bots' environments are checked above).
+    assert "LD_BIND_NOW=1" in _read(f"/proc/{server}/environ").split("\0")
     for proc in (first, second):
         await proc.kill()
 

@@ -82,7 +82,8 @@ class ForkServer:
                     close_fds=True,
                     pass_fds=(theirs.fileno(),),
                     cwd="/",
-                    env=env,
+                    # (its libraries bound at start, not lazily in each bot: bots/forkserver.py)
+                    env={**env, "LD_BIND_NOW": "1"},
                 )
                 # Trio does not wait for it; and a bot forked but never handed over (the
                 # server died before answering) is in its session: reaped as a leftover.
