@@ -86,7 +86,7 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     """Forks a child per start; returns only in a bot's process (its program and env)."""
     # Started with LD_BIND_NOW (judge/sandbox/forkserver.py): the loader bound every symbol
     # of the interpreter's libraries at start, so no bot binds one on its first call (each
-    # such binding writes a library's GOT: its page copied, ~17 pages a bot). Not the bots'.
+    # such binding writes a library's GOT: its page copied, 11-25 pages a bot). Not the bots'.
     os.environ.pop(BIND_NOW, None)
     _signals_as_started_clean()
     library_path, mode = sys.argv[1], sys.argv[4]
