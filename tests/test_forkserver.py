@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 import trio
@@ -616,3 +619,82 @@ def test_the_fork_servers_word_buffer_is_as_large_as_the_launchers_limit() -> No
     assert in_c is not None and in_python is not None
     assert int(in_c[1]) == int(in_python[1])
     assert int(in_c[1]) > isolated.GO_MAX
+
+
+def _game_modules() -> list[ModuleType]:
+    return [
+        importlib.import_module(f"games.{folder.name}.bots")
+        for folder in sorted(isolated.GAMES_DIR.iterdir())
+        if (folder / "bots.py").exists()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game", "name"),
+    [(m.__name__.split(".")[1], name) for m in _game_modules() for name in m.BOTS],
+)
+def test_every_builtin_plays_its_games_rehearsal(game: str, name: str) -> None:
+    """The fork server plays each built-in through its game's REHEARSAL before it forks any
+    (bots/forkserver.py, _rehearse): a built-in that fails on it would be forked unrehearsed.
+    Here as a process of its own: an answer to every message but the last, a clean exit."""
+    transcript = importlib.import_module(f"games.{game}.bots").REHEARSAL
+    play = isolated.BOTS_DIR / "play.py"
+    done = subprocess.run(
+        [sys.executable, "-S", "-s", str(play), game, name],
+        input=transcript.encode(),
+        capture_output=True,
+        timeout=30,
+        env={"JUDGE_SEED": "5"},
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    messages = transcript.count("\n.\n")
+    assert messages >= 3 and transcript.splitlines()[-2].startswith("END")
+    assert done.stdout.count(b"\n.\n") == messages - 1
+
+
+REHEARSED_BOT = r"""
+import dis, json, sys
+sys.path.append(sys.argv[1])  # (a cold start imports the game from the repository)
+from games.liarsdice import bots
+code = bots.computer_play.__code__
+plain = {i.opname for i in dis.get_instructions(code)}
+specialized = {i.opname for i in dis.get_instructions(code, adaptive=True)} - plain
+print(json.dumps({"specialized": sorted(specialized)}), flush=True)
+print(json.dumps({"stdin": sys.stdin.buffer.readline().decode()}), flush=True)
+"""
+
+
+async def test_forked_builtins_run_code_the_fork_server_rehearsed(
+    tmp_path: Path, layer: str
+) -> None:
+    """A bot forked by the games' fork server finds the built-ins' code already specialized
+    (played through their rehearsals, so no bot writes those pages), and its own stdin is
+    the judge's: the rehearsal's input is all read. Started cold, the same code is plain."""
+    box = tmp_path / "box"
+    spec = _script_bot(box, "rehearsed", REHEARSED_BOT)
+    root = str(isolated.BOTS_DIR.parent)
+    spec = spec.model_copy(
+        update={
+            "argv": (*spec.argv, root),
+            "readonly_paths": (isolated.BOTS_DIR, isolated.GAMES_DIR),
+        }
+    )
+    forked_sandbox = _sandbox(layer)
+    await _until_forked(forked_sandbox, spec)
+    reports = []
+    for sandbox in (
+        forked_sandbox,
+        IsolatedSandbox(layer, SandboxLimits(), probe().hierarchy, pool=0),
+    ):
+        proc = await sandbox.start(spec, seed=1)
+        report = await read_report(proc)
+        assert proc.process.stdin is not None
+        await proc.process.stdin.send_all(b"J\n")
+        report.update(await read_report(proc))
+        reports.append((_started(proc), report))
+        await proc.kill()
+    (forked_how, forked), (cold_how, cold) = reports
+    assert (forked_how, cold_how) == ("forked", "cold")
+    assert forked["specialized"], forked  # e.g. LOAD_ATTR_* / CALL_* forms
+    assert cold["specialized"] == []
+    assert forked["stdin"] == cold["stdin"] == "J\n"

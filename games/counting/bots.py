@@ -79,6 +79,28 @@ def bot(make: Callable[[], Strategy], doc: str) -> Callable[[], None]:
     return play
 
 
+# What the fork server plays each built-in through before it forks any (bots/forkserver.py,
+# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+REHEARSAL = """\
+R 1
+.
+R 2
+L 66 0
+.
+R 3
+L 65 1
+.
+R 4
+L 49 0
+.
+R 5
+L 48 1
+.
+L 1 1
+END 1 2796 366
+.
+"""
+
 BOTS = {
     "naive": bot(lambda: naive, "100 first; the last value if it won, else one below it"),
     "random": bot(random_strategy, "min(randint(1, 125), 100), from the judge's seed"),

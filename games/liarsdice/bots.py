@@ -58,4 +58,28 @@ def robot() -> None:
         botlib.answer("0")
 
 
+# What the fork server plays each built-in through before it forks any (bots/forkserver.py,
+# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+REHEARSAL = """\
+Y A
+S B:65543,C:54311,A:65422 B:0 B 1
+H B:xxxx,C:xxxxx,A:66541
+P C:16
+.
+Y A
+S B:5544,C:66222,A:66541 C:16,A:46,B:0 B 2
+H B:xxx,C:xxxxx,A:66544
+P C:14
+.
+Y A
+S B:521,C:43311,A:66544 C:14,A:15,B:0 B 2
+H B:xx,C:xxxxx,A:43221
+P C:15
+.
+Y A
+S C:3,A:1 C:13,A:0 A 2
+END 2 0 0 1
+.
+"""
+
 BOTS = {"computer": computer, "robot": robot}

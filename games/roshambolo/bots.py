@@ -38,4 +38,26 @@ def counter() -> None:
         botlib.answer(PAPER if count > 0 else SCISSORS if count < 0 else ROCK)
 
 
+# What the fork server plays each built-in through before it forks any (bots/forkserver.py,
+# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+REHEARSAL = """\
+P 1 1 2
+.
+O 1 2 1 3 1 1
+P 1 1 2
+.
+O 1 2 1 3 2 0
+P 1 1 2
+.
+O 1 2 1 2 1 0
+P 1 1 2
+.
+O 1 2 1 2 1 0
+P 1 1 2
+.
+O 1 2 1 2 1 0
+END 2 0 1
+.
+"""
+
 BOTS = {"rock": rock, "random": random_bot, "counter": counter}

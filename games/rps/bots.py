@@ -60,6 +60,33 @@ def predictor() -> None:
         botlib.answer(BEATEN_BY[predicted])
 
 
+# What the fork server plays each built-in through before it forks any (bots/forkserver.py,
+# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+REHEARSAL = """\
+Y 2
+E 1
+.
+Y 2
+E 1
+L P R
+.
+Y 2
+E 1
+L P R
+.
+Y 2
+E 1
+L P R
+.
+Y 2
+E 1
+L P R
+.
+L P R
+END 1 0 1000
+.
+"""
+
 BOTS = {
     "rock": constant("R"),
     "paper": constant("P"),

@@ -107,6 +107,42 @@ def bot(strategy: Strategy, doc: str) -> Callable[[], None]:
     return play
 
 
+# What the fork server plays each built-in through before it forks any (bots/forkserver.py,
+# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+REHEARSAL = """\
+Y 2
+M 15 15
+R ###############
+R #.............#
+R #.............#
+R #.............#
+R #...1.........#
+R #.............#
+R #.............#
+R #.............#
+R #.............#
+R #.............#
+R #.........2...#
+R #.............#
+R #.............#
+R #.............#
+R ###############
+T 1
+P 10 10 4 4
+.
+T 2
+P 9 10 4 3
+L W N
+.
+T 3
+P 9 11 4 2
+L S N
+.
+L N W
+END 1 0 1
+.
+"""
+
 BOTS = {
     "straight": bot(straight, "rides straight on; turns to the first free side when blocked"),
     "random": bot(random_move, "a random move that does not crash at once, from the judge's seed"),
