@@ -36,6 +36,7 @@ BIND_NOW = "LD_BIND_NOW"  # set by the judge for this interpreter only (see serv
 _kept: list[object] = []  # what a bot must not free (see _bot)
 REHEARSALS = 10  # plays of each built-in ahead (3.11 quickens a function on its 8th call)
 REHEARSAL_MAX = 16384  # a transcript is written to a pipe whole before it is read
+REHEARSAL_CPU = 2.0  # seconds of CPU all rehearsals may take (they take ~0.06 here)
 
 
 def _preimport(mode: str) -> None:
@@ -55,48 +56,75 @@ def _preimport(mode: str) -> None:
         _rehearse(play, games)
 
 
+class _OutOfTime(Exception):
+    """The rehearsals took their budget of CPU (a built-in that never ends, say)."""
+
+
+_timed = [False]  # the rehearsals' timer is armed (a late signal raises nothing)
+
+
+def _out_of_time(signum: int, frame: object) -> None:
+    if _timed[0]:
+        raise _OutOfTime
+
+
 def _rehearse(play: str, games: list[types.ModuleType]) -> None:
     """Plays every built-in through its game's REHEARSAL (the messages a seat gets in a short
     match) REHEARSALS times, here, before any bot is forked: the code a built-in runs is then
-    quickened and specialized, and its attribute lookups cached, in the memory every bot
-    shares, instead of being written (its pages copied) in each bot. Only the judge's own
-    code runs, on its own input; what it changed is put back (fds 0-2, sys.argv, sys.path,
-    __main__), and stdin's buffer is left empty."""
+    quickened, and its attribute lookups cached, in the memory every bot shares, instead of
+    written (its pages copied) in each bot. Only the judge's own code runs, on its own input,
+    for REHEARSAL_CPU seconds of CPU at most; what it changed is put back (fds 0-2, sys.argv,
+    sys.path, __main__, SIGVTALRM), and stdin is read to its end (nothing left for a bot)."""
     if not games:
         return
     environment = [key + b"=" + value for key, value in os.environb.items()]
     saved = sys.argv, sys.path[0], sys.modules["__main__"]
     saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
     null = os.open(os.devnull, os.O_WRONLY)
+    handler = _signal.signal(_signal.SIGVTALRM, _out_of_time)
     try:
         os.dup2(null, 1)
         os.dup2(null, 2)
+        _timed[0] = True
+        _signal.setitimer(_signal.ITIMER_VIRTUAL, REHEARSAL_CPU)
         for module in games:
-            game = module.__name__.split(".")[1]
-            transcript = getattr(module, "REHEARSAL", "").encode()
-            if not transcript or len(transcript) > REHEARSAL_MAX:
-                continue
-            for name in module.BOTS:
-                program = [os.fsencode(play), game.encode(), name.encode()]
-                for _ in range(REHEARSALS):
-                    read, write = os.pipe()
-                    os.write(write, transcript)  # (fits in the pipe: nothing waits for it)
-                    os.close(write)
-                    os.dup2(read, 0)
-                    os.close(read)
-                    try:
-                        warm.run_script(program, environment)
-                    except (Exception, SystemExit):
-                        break  # (tests/test_forkserver.py checks every built-in plays it)
-                    finally:
-                        sys.stdin.read()  # to the end: nothing left for a bot
-                        sys.stdout.flush()
+            _rehearse_game(play, module, environment)
+    except _OutOfTime:
+        pass
     finally:
+        _timed[0] = False
+        _signal.setitimer(_signal.ITIMER_VIRTUAL, 0)
+        _signal.signal(_signal.SIGVTALRM, handler)
+        sys.stdin.read()  # (what an interrupted one left: its pipe's write end is closed)
+        sys.stdout.flush()
         for fd, dup in enumerate(saved_fds):
             os.dup2(dup, fd)
             os.close(dup)
         os.close(null)
         sys.argv, sys.path[0], sys.modules["__main__"] = saved
+
+
+def _rehearse_game(play: str, module: types.ModuleType, environment: list[bytes]) -> None:
+    game = module.__name__.split(".")[1]
+    transcript = getattr(module, "REHEARSAL", "").encode()
+    if not transcript or len(transcript) > REHEARSAL_MAX:
+        return
+    for name in module.BOTS:
+        program = [os.fsencode(play), game.encode(), name.encode()]
+        for _ in range(REHEARSALS):
+            read, write = os.pipe()
+            os.write(write, transcript)  # (fits in the pipe: nothing waits for it)
+            os.close(write)
+            os.dup2(read, 0)
+            os.close(read)
+            try:
+                warm.run_script(program, environment)
+            except (Exception, SystemExit) as exc:
+                if isinstance(exc, _OutOfTime):
+                    raise
+                break  # (tests/test_forkserver.py checks every built-in plays it)
+            finally:
+                sys.stdin.read()  # to the end (a built-in that stopped early)
 
 
 def _bot(

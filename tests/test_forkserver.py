@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
+import json
 import os
 import re
 import signal
@@ -698,3 +699,52 @@ async def test_forked_builtins_run_code_the_fork_server_rehearsed(
     assert forked["specialized"], forked  # e.g. LOAD_ATTR_* / CALL_* forms
     assert cold["specialized"] == []
     assert forked["stdin"] == cold["stdin"] == "J\n"
+
+
+REHEARSING = r"""
+import json, os, sys, time, types
+bots_dir = sys.argv[1]
+sys.path[0] = bots_dir
+sys.path.append(os.path.dirname(bots_dir))
+import forkserver
+forkserver.REHEARSAL_CPU = 0.3
+from bots import botlib
+def early():  # reads one message of several, then ends
+    botlib.read_message()
+def spin():  # never ends
+    while True:
+        pass
+module = types.ModuleType("games.trial.bots")
+module.BOTS = {"early": early, "spin": spin}
+module.REHEARSAL = "Y 1\n.\nY 2\n.\nEND\n.\n"
+sys.modules["games.trial.bots"] = module
+argv, main = list(sys.argv), sys.modules["__main__"]
+began = time.process_time()
+forkserver._rehearse(os.path.join(bots_dir, "play.py"), [module])
+print(json.dumps({
+    "cpu": time.process_time() - began,
+    "kept": sys.argv == argv and sys.modules["__main__"] is main,
+    "stdin": sys.stdin.readline(),
+}), flush=True)
+"""
+
+
+def test_a_rehearsal_that_never_ends_costs_its_budget_and_leaves_stdin_clean(
+    tmp_path: Path,
+) -> None:
+    """A built-in that stops early has the rest of its rehearsal read for it, and one that
+    never ends is stopped by the rehearsals' CPU budget: the fork server goes on, with its
+    own stdin (here the test's line) and state as before."""
+    script = tmp_path / "rehearsing.py"
+    script.write_text(REHEARSING)
+    done = subprocess.run(
+        [sys.executable, "-S", "-s", str(script), str(isolated.BOTS_DIR)],
+        input=b"the judge's\n",
+        capture_output=True,
+        timeout=60,
+        cwd=isolated.BOTS_DIR.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["kept"] and report["stdin"] == "the judge's\n"
+    assert 0.3 <= report["cpu"] < 5
