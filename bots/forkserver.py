@@ -4,7 +4,8 @@ outside every sandbox, that has imported what Python bots import and forks a chi
     python [-S] -s forkserver.py LIBRARY JUDGE_PID SOCKET_FD MODE   (its bots' flags)
 
 MODE says what is imported ahead: "stdlib" (what any Python bot starts with), "bots" (and
-bots/botlib.py), "games" (and every game's built-in bots). It never reads anything of a bot.
+bots/botlib.py), "games" (and every game's built-in bots, each then played through its game's
+REHEARSAL before any bot is forked: see _rehearse). It never reads anything of a bot.
 Per start it gets, on the socket, only descriptors: the bot's stdin (read end), stdout and
 stderr (write ends), a pipe the judge writes the start's words to, and at the cgroups layer
 the bot's v2 cgroup. launcher_serve (launcher.c, the loop, in C) forks a child of the
@@ -119,9 +120,11 @@ def _rehearse_game(play: str, module: types.ModuleType, environment: list[bytes]
             os.close(read)
             try:
                 warm.run_script(program, environment)
-            except (Exception, SystemExit) as exc:
-                if isinstance(exc, _OutOfTime):
-                    raise
+            except SystemExit:
+                pass  # (a bot may end so)
+            except _OutOfTime:
+                raise
+            except Exception:
                 break  # (tests/test_forkserver.py checks every built-in plays it)
             finally:
                 sys.stdin.read()  # to the end (a built-in that stopped early)
