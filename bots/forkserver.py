@@ -36,7 +36,7 @@ GO_MAX = 65536  # launcher.c's: the most a start's words take
 BIND_NOW = "LD_BIND_NOW"  # set by the judge for this interpreter only (see serve)
 _kept: list[object] = []  # what a bot must not free (see _bot)
 REHEARSALS = 10  # plays of each built-in ahead (3.11 quickens a function on its 8th call)
-REHEARSAL_MAX = 16384  # a transcript is written to a pipe whole before it is read
+REHEARSAL_MAX = 4096  # written to a pipe whole before it is read (a pipe holds a page)
 REHEARSAL_CPU = 2.0  # seconds of CPU all rehearsals may take (they take ~0.06 here)
 
 

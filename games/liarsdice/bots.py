@@ -59,7 +59,7 @@ def robot() -> None:
 
 
 # What the fork server plays each built-in through before it forks any (bots/forkserver.py,
-# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+# "_rehearse"): the first messages of a real match as one seat got them, and its last.
 REHEARSAL = """\
 Y A
 S B:65543,C:54311,A:65422 B:0 B 1

@@ -61,7 +61,7 @@ def predictor() -> None:
 
 
 # What the fork server plays each built-in through before it forks any (bots/forkserver.py,
-# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+# "_rehearse"): the first messages of a real match as one seat got them, and its last.
 REHEARSAL = """\
 Y 2
 E 1

@@ -108,7 +108,7 @@ def bot(strategy: Strategy, doc: str) -> Callable[[], None]:
 
 
 # What the fork server plays each built-in through before it forks any (bots/forkserver.py,
-# "_rehearse"): a short match's messages as a seat gets them, the last one ending it.
+# "_rehearse"): the first messages of a real match as one seat got them, and its last.
 REHEARSAL = """\
 Y 2
 M 15 15
