@@ -21,17 +21,79 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict
 
 from protocol import Limits
 
+# Options are data a user sends (an HTTP body, -o KEY=VALUE): bounded before any game sees
+# them. 64 KiB holds the largest Tron map (200 x 200 cells) with room to spare.
+MAX_OPTIONS_BYTES = 64 << 10
+MAX_OPTIONS_DEPTH = 8
+MAX_OPTION_INT = 2**63
+
+
+class OptionsError(ValueError):
+    """Options that are no game's options whatever the game: too big, too deep, not data."""
+
+
+def check_options_data(data: Any) -> None:
+    """Raise OptionsError unless ``data`` is a JSON object of bounded size and depth holding
+    only JSON values (strings, numbers, booleans, null, lists, objects with string keys).
+    Iterative, so a deep value costs no recursion, and it stops at the first excess."""
+    if not isinstance(data, dict):
+        raise OptionsError(f"options must be an object of names and values, not {_kind(data)}")
+    size = 0
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_OPTIONS_DEPTH:
+            raise OptionsError(f"options nest deeper than {MAX_OPTIONS_DEPTH} levels")
+        if isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str):
+                    raise OptionsError(f"option names must be strings, not {_kind(key)}")
+                size += len(key)
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            size += len(value)
+        elif isinstance(value, bool) or value is None or isinstance(value, float):
+            size += 8
+        elif isinstance(value, int):
+            if not -MAX_OPTION_INT < value < MAX_OPTION_INT:
+                raise OptionsError("an option's number is out of range")
+            size += 8
+        else:
+            raise OptionsError(f"an option's value must be JSON data, not {_kind(value)}")
+        if size > MAX_OPTIONS_BYTES:
+            raise OptionsError(f"options are larger than {MAX_OPTIONS_BYTES // 1024} KiB")
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
 
 class GameOptions(BaseModel):
-    """Base for a game's options; each game subclasses it with its own fields."""
+    """Base for a game's options; each game subclasses it with its own fields.
+
+    Options are data, never names of host files: validating them is pure (no I/O) and
+    bounded (``from_data``), so the server can do it on its event loop."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Options the command line (only) takes as a file's path: the CLI reads the file and
+    # passes its text as the option named here, e.g. Tron's {"map_file": "grid"}.
+    file_options: ClassVar[Mapping[str, str]] = {}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Self:
+        """Options from a user's data: OptionsError or pydantic's ValidationError (both
+        ValueErrors) with the reason."""
+        check_options_data(data)
+        return cls.model_validate(data)
 
 
 class IllegalOrder(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tarfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -413,3 +414,33 @@ async def test_openapi_comes_from_the_routes(api: Api) -> None:
     assert set(upload["schema"]["properties"]) == {"name", "game", "file"}
     # Pages are not API operations.
     assert "/bots" not in doc["paths"] and "/docs" not in doc["paths"]
+
+
+async def test_game_options_never_name_a_file(api: Api, tmp_path: Path) -> None:
+    """Issue 28 §2: a Tron map option naming a host file (present, missing, a FIFO that
+    would block the event loop, /dev/zero) is refused alike, at once, for every such name."""
+    alice = await api.user("alice")
+    fifo = tmp_path / "map.fifo"
+    os.mkfifo(fifo)
+    errors = []
+    with trio.fail_after(30):
+        for path in ("/etc/passwd", "/etc/no-such-file", str(fifo), "/dev/zero"):
+            for kind in ("matches", "tournaments"):
+                body = {
+                    "game": "tron",
+                    "bots": ["builtin:flood", "builtin:random"],
+                    "options": {"map": path},
+                }
+                r = await api.http.post(f"/api/{kind}", json=body, headers=api.auth(alice))
+                assert r.status_code == 400, r.text
+                errors.append(r.json()["error"].replace(path, "PATH"))
+    assert len(set(errors)) == 1 and "shipped maps" in errors[0]
+    grid = "3 1\n1.2\n"
+    body = {"game": "tron", "bots": ["builtin:flood", "builtin:random"], "options": {"grid": grid}}
+    r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    assert r.json()["options"] == {"map": "custom", "grid": grid}
+    for options in ({"grid": "x" * 100_000}, {"map": [[[[[[[[[["deep"]]]]]]]]]]}, {"map": 7}):
+        body["options"] = options
+        r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
+        assert r.status_code == 400 and "bad options for tron" in r.json()["error"], r.text

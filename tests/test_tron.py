@@ -3,6 +3,7 @@ bots, replay verification, the terminal and web renderers, human play and a tour
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import sys
@@ -142,17 +143,39 @@ def test_bad_maps_are_refused_with_the_reason(text: str, problem: str) -> None:
         TronOptions(grid=text)
 
 
-def test_maps_by_name_or_file_and_the_options_keep_the_text(tmp_path: Path) -> None:
+def test_maps_by_name_or_text_and_the_options_keep_the_text(tmp_path: Path) -> None:
     assert {"arena", "pillars", "corridors", "duel"} <= set(shipped_maps())
     for name in shipped_maps():
         board = parse_map(TronOptions(map=name).grid)
         assert board.starts[0] != board.starts[1]
-    mine = tmp_path / "mine.txt"
-    mine.write_text(DUEL)
-    options = TronOptions(map=str(mine))
-    assert options.grid == DUEL and options.model_dump()["grid"] == DUEL
+    options = TronOptions.from_data({"grid": DUEL})
+    assert options.grid == DUEL and options.model_dump() == {"map": "custom", "grid": DUEL}
     with pytest.raises(ValidationError, match="shipped maps: arena"):
         TronOptions(map="nowhere")
+    mine = tmp_path / "mine.txt"
+    mine.write_text(DUEL)
+    with pytest.raises(ValidationError, match="shipped maps: arena"):
+        TronOptions(map=str(mine))  # options never name a file
+
+
+def test_the_cli_reads_a_map_file_only_when_told(tmp_path: Path) -> None:
+    mine = tmp_path / "mine.txt"
+    mine.write_text(DUEL)
+    replay = tmp_path / "mine.replay"
+    runner = CliRunner()
+    args = ["match", "tron", "flood", "straight", "--replay", str(replay)]
+    out = runner.invoke(main, [*args, "-o", f"map-file={mine}"])
+    assert out.exit_code == 0, out.output
+    reader = ReplayReader(replay)
+    list(reader)
+    assert reader.header is not None and reader.header.options == {"map": "custom", "grid": DUEL}
+    as_name = runner.invoke(main, [*args, "-o", f"map={mine}"])
+    assert as_name.exit_code == 2 and "-o map-file=PATH" in as_name.output
+    fifo = tmp_path / "map.fifo"
+    os.mkfifo(fifo)
+    for path, problem in ((fifo, "not a regular file"), (tmp_path / "none", "No such file")):
+        refused = runner.invoke(main, [*args, "-o", f"map-file={path}"])
+        assert refused.exit_code == 2 and problem in refused.output, refused.output
 
 
 def record(tmp_path: Path, bots: list[BotSpec], options: dict[str, Any], seed: int = 1) -> Path:

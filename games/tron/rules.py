@@ -4,7 +4,8 @@ Two cycles on a walled grid move at the same time, one step north, east, south o
 each turn, and leave a wall where they were. A cycle that moves into a wall, a trail or
 the other cycle crashes; the other one wins. Both crashing in the same turn (head-on into
 the same cell included) is a draw. Maps are text files (games/tron/maps/); the map's text
-is part of the options, so a replay stays verifiable without the file.
+is part of the options (``grid``), so a replay stays verifiable without the file; options
+name a shipped map or carry the map's text, never a file (the CLI reads ``map-file=``).
 
 Messages (see games/tron/README.md): the first one holds ``Y <me>``, ``M <width>
 <height>`` and one ``R <row>`` line per row; every turn ``T <turn>`` and ``P <x> <y>
@@ -104,27 +105,57 @@ def parse_map(text: str) -> Board:
     return Board(width, height, frozenset(walls), (starts["1"], starts["2"]))
 
 
+_shipped: dict[str, str] = {}
+
+
+def shipped_map_texts() -> dict[str, str]:
+    """The game's own maps by name (games/tron/maps/*.txt), read once."""
+    if not _shipped:
+        texts = {path.stem: path.read_text(encoding="utf-8") for path in MAPS.glob("*.txt")}
+        _shipped.update(sorted(texts.items()))
+    return _shipped
+
+
 def shipped_maps() -> list[str]:
-    return sorted(path.stem for path in MAPS.glob("*.txt"))
+    return list(shipped_map_texts())
+
+
+# The largest map's text: the size line and MAX_SIDE rows of MAX_SIDE cells (CRLF ends).
+MAX_MAP_CHARS = 16 + MAX_SIDE * (MAX_SIDE + 2)
+CUSTOM = "custom"
 
 
 class TronOptions(GameOptions):
-    map: str = Field("arena", description="a shipped map's name (games/tron/maps/) or a map file")
-    grid: str = Field("", description="the map's text; read from `map` when not given")
+    map: str = Field(
+        "arena",
+        max_length=100,
+        description="a shipped map's name (games/tron/maps/); with `grid`, the map's label",
+    )
+    grid: str = Field(
+        "",
+        max_length=MAX_MAP_CHARS,
+        description="the map's text (the challenge's format); when empty, the shipped `map`'s",
+    )
+    # ``judge match tron A B -o map-file=my.txt``: the CLI reads the file into ``grid``.
+    file_options: ClassVar[Mapping[str, str]] = {"map_file": "grid"}
 
     @model_validator(mode="before")
     @classmethod
-    def _read_map(cls, data: Any) -> Any:
-        """Options name a map; the replay keeps its text, so that it verifies without the file."""
-        if not isinstance(data, dict) or data.get("grid"):
+    def _shipped_map(cls, data: Any) -> Any:
+        """A shipped map by name; the replay keeps its text, so that it verifies on its own.
+        Options never name a file: a map of one's own comes as its text (``grid``)."""
+        if not isinstance(data, dict):
             return data
-        name = str(data.get("map", "arena"))
-        path = MAPS / f"{name}.txt" if name.isidentifier() else Path(name)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+        if data.get("grid", "") != "":
+            return data if "map" in data else {**data, "map": CUSTOM}
+        name = data.get("map", "arena")
+        text = shipped_map_texts().get(name) if isinstance(name, str) else None
+        if text is None:
             known = ", ".join(shipped_maps())
-            raise ValueError(f"cannot read map {name!r} ({exc}); shipped maps: {known}") from None
+            raise ValueError(
+                f"no shipped map {str(name)[:100]!r} (shipped maps: {known}); "
+                "a map of your own goes in `grid` as its text"
+            )
         return {**data, "grid": text}
 
     @model_validator(mode="after")

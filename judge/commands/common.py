@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +23,53 @@ def game_name(name: str) -> str:
 
 
 def game_options(game: str, pairs: dict[str, Any]) -> dict[str, Any]:
-    """Validate game options before any process starts."""
+    """Validate game options before any process starts. Options the game takes from a file
+    on the command line (``map-file=PATH``) are read here; the game sees only their text."""
     from pydantic import ValidationError
 
+    options_cls = get_game(game).Options
     options = {k: v for k, v in pairs.items() if v is not None}
+    for key, target in options_cls.file_options.items():
+        if key in options:
+            options[target] = read_option_file(key, str(options.pop(key)))
     try:
-        return get_game(game).Options(**options).model_dump()
+        return options_cls.from_data(options).model_dump()
     except ValidationError as exc:
         problems = "; ".join(
             f"--{'-'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
             for err in exc.errors()
         )
-        raise click.UsageError(f"bad options for {game}: {problems}") from None
+        hint = file_hint(options_cls)
+        raise click.UsageError(f"bad options for {game}: {problems}{hint}") from None
+    except ValueError as exc:
+        raise click.UsageError(f"bad options for {game}: {exc}") from None
+
+
+def file_hint(options_cls: Any) -> str:
+    keys = [key.replace("_", "-") for key in options_cls.file_options]
+    return f" (from a file: -o {keys[0]}=PATH)" if keys else ""
+
+
+def read_option_file(key: str, path: str) -> str:
+    """A file the user named on the command line, as text: a regular file, bounded."""
+    from games.base import MAX_OPTIONS_BYTES
+
+    what = f"-o {key.replace('_', '-')}={path}"
+    try:
+        # O_NONBLOCK: a FIFO opens at once (and is refused) instead of waiting for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise click.UsageError(f"{what}: not a regular file")
+            data = file.read(MAX_OPTIONS_BYTES + 1)
+    except OSError as exc:
+        raise click.UsageError(f"{what}: {exc.strerror or exc}") from None
+    if len(data) > MAX_OPTIONS_BYTES:
+        raise click.UsageError(f"{what}: larger than {MAX_OPTIONS_BYTES // 1024} KiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.UsageError(f"{what}: not UTF-8 text") from None
 
 
 def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:

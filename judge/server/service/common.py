@@ -89,15 +89,17 @@ def game_or_error(game: str) -> str:
         raise BadRequest(str(exc)) from None
 
 
-def validate_options(game: str, options: dict[str, Any]) -> dict[str, Any]:
+def validate_options(game: str, options: Any) -> dict[str, Any]:
+    """The game's options from a request's data: pure and bounded (games/base.py), never a
+    file; BadRequest with the reason."""
     try:
-        return get_game(game).Options(**options).model_dump()
+        return get_game(game).Options.from_data(options).model_dump()
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in exc.errors()
         )
         raise BadRequest(f"bad options for {game}: {problems}") from None
-    except TypeError as exc:
+    except ValueError as exc:
         raise BadRequest(f"bad options for {game}: {exc}") from None
 
 
