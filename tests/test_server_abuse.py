@@ -444,3 +444,80 @@ async def test_game_options_never_name_a_file(api: Api, tmp_path: Path) -> None:
         body["options"] = options
         r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
         assert r.status_code == 400 and "bad options for tron" in r.json()["error"], r.text
+
+
+def bearer_spellings(token: str) -> list[str]:
+    """The 64 upper/lower-case spellings of "bearer" with the token."""
+    spellings = []
+    for mask in range(64):
+        scheme = "".join(c.upper() if mask >> i & 1 else c for i, c in enumerate("bearer"))
+        spellings.append(f"{scheme} {token}")
+    return spellings
+
+
+async def count_through(api: Api, requests: list[tuple[str, dict[str, str]]]) -> tuple[int, float]:
+    """How many of the requests got through the rate limit, and the seconds they took."""
+    start = trio.current_time()
+    through = 0
+    for path, headers in requests:
+        r = await api.http.get(path, headers=headers)
+        assert r.status_code in (200, 401, 429), r.text
+        through += r.status_code != 429
+    return through, trio.current_time() - start
+
+
+def allowed(limit: int, seconds: float) -> float:
+    """A full bucket plus what it refilled meanwhile (a loaded machine takes longer)."""
+    return limit + seconds * limit / 60 + 1
+
+
+async def test_the_rate_limit_holds_per_account_not_per_spelling(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    """Issue 28 §4: 64 spellings of one token got 98 of 100 requests through a limit of 30,
+    and a junk Authorization header per request got all through on public endpoints."""
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(requests_per_minute=30))
+    alice = await api.user("alice")
+    spellings = bearer_spellings(alice)
+    requests = [("/api/me", {"authorization": spellings[i % 64]}) for i in range(100)]
+    through, seconds = await count_through(api, requests)
+    assert through <= allowed(30, seconds), (through, seconds)
+    refused = await api.http.get("/api/me", headers={"authorization": spellings[5]})
+    assert refused.status_code == 429 and "from this account" in refused.json()["error"]
+
+    # Junk tokens are no identity: they count against the client's address.
+    junk = [("/api/games", {"authorization": f"Bearer junk{i}"}) for i in range(100)]
+    junk += [("/api/games", {"authorization": f"x{i}"}) for i in range(20)]
+    through, seconds = await count_through(api, junk)
+    assert through <= allowed(30, seconds), (through, seconds)
+    refused = await api.http.get("/api/games")
+    assert refused.status_code == 429 and "from this address" in refused.json()["error"]
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_forwarded_addresses_only_from_trusted_proxies(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    # The in-process client's address is 127.0.0.1: untrusted, then a trusted proxy.
+    plain = await open_api(tmp_path / "plain", nursery, quotas=Quotas(requests_per_minute=10))
+    forged = [("/api/games", {"x-forwarded-for": f"203.0.113.{i}"}) for i in range(40)]
+    through, seconds = await count_through(plain, forged)
+    assert through <= allowed(10, seconds)
+    await plain.http.aclose()
+    await plain.service.close()
+
+    proxied = await open_api(
+        tmp_path / "proxied",
+        nursery,
+        quotas=Quotas(requests_per_minute=10),
+        trusted_proxies=("127.0.0.0/8",),
+    )
+    # Addresses a client prepends itself change nothing: the proxy's own hop is believed.
+    one = [("/api/games", {"x-forwarded-for": f"10.9.{i}.1, 198.51.100.7"}) for i in range(40)]
+    through, seconds = await count_through(proxied, one)
+    assert through <= allowed(10, seconds)
+    other = await proxied.http.get("/api/games", headers={"x-forwarded-for": "198.51.100.8"})
+    assert other.status_code == 200
+    await proxied.http.aclose()
+    await proxied.service.close()

@@ -65,6 +65,14 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="anyone may create an account (default: only the admin)",
 )
 @click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="CIDR",
+    help="a reverse proxy (address or network, repeatable) whose X-Forwarded-For is believed "
+    "for the client's address (rate limits, registrations); default: none",
+)
+@click.option(
     "--max-upload",
     type=click.IntRange(1024, 1 << 30),
     default=16 << 20,
@@ -120,6 +128,7 @@ def serve_command(
     ladder: bool,
     empty: bool,
     open_registration: bool,
+    trusted_proxies: tuple[str, ...],
     max_upload: int,
     executor_name: str,
     deadline: float,
@@ -144,6 +153,12 @@ def serve_command(
         check_executor(executor_name)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--executor") from None
+    from judge.server.clients import parse_networks
+
+    try:
+        parse_networks(trusted_proxies)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--trusted-proxy") from None
     if data.exists() and not os.access(data, os.W_OK):
         raise click.UsageError(f"the data directory {data} is not writable")
     config = ServerConfig(
@@ -153,6 +168,7 @@ def serve_command(
         ladder=ladder,
         builtin_bots=not empty,
         open_registration=open_registration,
+        trusted_proxies=trusted_proxies,
         turn_deadline=deadline,
         limits=replace(UploadLimits(), upload_bytes=max_upload),
         build_concurrency=builds,

@@ -10,12 +10,11 @@ the same routes, so it cannot drift from what is served. Routes call the service
 # No "from __future__ import annotations": FastAPI reads the route annotations, and some
 # (Viewer, Writer) are local to build_app.
 
-import hashlib
 import json
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,7 +27,7 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
-from starlette.datastructures import UploadFile
+from starlette.datastructures import Headers, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.responses import (
     FileResponse,
@@ -42,8 +41,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from judge import __version__, logs
+from judge.server.clients import ClientAddresses, address_key
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
-from judge.server.service import FINAL, BadRequest, Service, ServiceError
+from judge.server.service import FINAL, BadRequest, Service, ServiceError, Unauthorized
 from judge.server.uploads import UploadRefused, read_limited
 from replays.export import asset_file, asset_names
 
@@ -232,30 +232,31 @@ class BodyLimit:
 
 
 class RateLimit:
-    """Requests per minute per token (or per client address without one): a token bucket
-    holding a minute's worth, so a burst is fine and a flood gets 429 with Retry-After."""
+    """Requests per minute per person: per account for a valid token (however its header
+    is spelled), else per client address (a bad token counts against its address). A token
+    bucket holding a minute's worth, so a burst is fine and a flood gets 429 with
+    Retry-After."""
 
     MAX_KEYS = 10_000
 
-    def __init__(self, app: ASGIApp, per_minute: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        per_minute: Callable[[], int],
+        identify: Callable[[Scope], Awaitable[tuple[str, str]]],
+    ) -> None:
         self.app = app
         self.per_minute = per_minute
+        # The bucket's key and what it stands for ("account", "address").
+        self.identify = identify
         self.buckets: dict[str, tuple[float, float]] = {}
-
-    @staticmethod
-    def key(scope: Scope) -> tuple[str, str]:
-        for name, value in scope.get("headers", []):
-            if name == b"authorization":
-                return "t" + hashlib.sha256(value).hexdigest()[:24], "token"
-        client = scope.get("client") or ("?", 0)
-        return "a" + str(client[0]), "address"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = max(1, self.per_minute())
-        key, what = self.key(scope)
+        key, what = await self.identify(scope)
         now = time.monotonic()
         tokens, last = self.buckets.get(key, (float(limit), now))
         tokens = min(float(limit), tokens + (now - last) * limit / 60)
@@ -333,16 +334,40 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     accounts, catalog, scheduler = service.accounts, service.catalog, service.scheduler
     stream_end = shutdown or anyio.Event()
 
-    async def viewer(request: Request) -> User | None:
+    clients = ClientAddresses(config.trusted_proxies)
+
+    async def identify(scope: Scope) -> tuple[str, str]:
+        """Whom a request counts against (RateLimit): the account of a valid token, kept
+        for the route, else the client's address."""
+        state = scope.setdefault("state", {})
+        address = clients.address(scope)
+        state["client_address"] = address
+        header = Headers(scope=scope).get("authorization", "")
+        if header:
+            try:
+                user = await accounts.user_from_header(header, required=False)
+            except Unauthorized:
+                user = None  # the route answers 401; the request counts against its address
+            if user is not None:
+                state["user"] = user
+                return f"u{user.id}", "account"
+        return "a" + address_key(address), "address"
+
+    async def header_user(request: Request, *, required: bool) -> User | None:
+        known = request.scope.get("state", {}).get("user")
+        if isinstance(known, User):
+            return known
         header = request.headers.get("authorization", "")
-        return await accounts.user_from_header(header, required=False)
+        return await accounts.user_from_header(header, required=required)
+
+    async def viewer(request: Request) -> User | None:
+        return await header_user(request, required=False)
 
     async def need_user(
         request: Request,
         _: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
     ) -> User:
-        header = request.headers.get("authorization", "")
-        user = await accounts.user_from_header(header, required=True)
+        user = await header_user(request, required=True)
         assert user is not None
         return user
 
@@ -771,6 +796,6 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return config.limits.upload_bytes if is_upload(scope) else config.json_body_bytes
 
     limiter = RateLimit(
-        BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute
+        BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute, identify
     )
     return NoWebsockets(limiter)

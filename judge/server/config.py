@@ -19,7 +19,8 @@ class Quotas:
     stored_bytes: int = 512 << 20
     # Requested matches (single and tournament) queued or running at once.
     queued_matches: int = 500
-    # Per token (or per client address without one); a burst of this many is allowed.
+    # Per account (or per client address without a valid token); a burst of this many is
+    # allowed. The admin is held to it too.
     requests_per_minute: int = 1200
 
 
@@ -55,6 +56,9 @@ class ServerConfig:
     json_body_bytes: int = 1 << 20
     # Accounts can be created by anyone (a class); otherwise only the admin creates them.
     open_registration: bool = False
+    # Reverse proxies (CIDRs) believed about the client address they forward
+    # (X-Forwarded-For); without, the peer's address is the client's.
+    trusted_proxies: tuple[str, ...] = ()
 
     # The database by URL; None: sqlite in the data directory (judge.sqlite3).
     db: str | None = None
