@@ -169,6 +169,13 @@ class GameState(ABC):
         if not cls.min_seats <= seats <= cls.max_seats:
             raise ValueError(f"{cls.name} takes {cls.seats_text()} bots, got {seats}")
 
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        """The turns a match with these options may play (the most, where the game decides
+        its length): what a server's daily turn budget counts. Games say their own; this
+        default charges a long match."""
+        return 10_000
+
     # -- the turn cycle -------------------------------------------------
     @abstractmethod
     def to_move(self) -> Sequence[int]:

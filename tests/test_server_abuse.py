@@ -521,3 +521,79 @@ async def test_forwarded_addresses_only_from_trusted_proxies(
     assert other.status_code == 200
     await proxied.http.aclose()
     await proxied.service.close()
+
+
+async def test_registration_is_per_person(tmp_path: Path, nursery: trio.Nursery) -> None:
+    """Issue 28 §4: one address made 60 accounts in a row, and `Alice`, `ALICE`, `builtin.`,
+    `builtin-` were accepted beside `alice` and `builtin`."""
+    api = await open_api(
+        tmp_path / "data",
+        nursery,
+        open_registration=True,
+        quotas=Quotas(registrations_per_hour=3),
+        trusted_proxies=("127.0.0.0/8",),
+    )
+
+    async def register(name: str, address: str = "198.51.100.1") -> Any:
+        headers = {"x-forwarded-for": address}
+        return await api.http.post("/api/users", json={"name": name}, headers=headers)
+
+    assert (await register("alice")).status_code == 201
+    for spelling in ("Alice", "ALICE", "a.lice", "alice-", "a_l-i.c_e"):
+        r = await register(spelling)
+        assert r.status_code == 409 and "'alice'" in r.json()["error"], (spelling, r.text)
+    for reserved in ("builtin", "Builtin", "builtin.", "builtin-", "BUILT_IN", "admin.", "Root"):
+        r = await register(reserved)
+        assert r.status_code == 409 and "reserved" in r.json()["error"], (reserved, r.text)
+    for confusable in ("ａｄｍｉｎ", "ａlice", "alice\u200b"):  # full-width, zero-width
+        r = await register(confusable)
+        assert r.status_code in (400, 409), (confusable, r.text)
+    # Three accounts an hour from one address (refused names do not count), then 429.
+    assert (await register("bob")).status_code == 201
+    assert (await register("carol")).status_code == 201
+    refused = await register("dave")
+    assert refused.status_code == 429 and "from your address" in refused.json()["error"]
+    # An IPv6 client's /64 is one address.
+    for n, host in enumerate(("2001:db8:0:1::1", "2001:db8:0:1::2", "2001:db8:0:1:ffff::3")):
+        assert (await register(f"v6user{n}", host)).status_code == 201
+    assert (await register("v6user9", "2001:db8:0:1::99")).status_code == 429
+    assert (await register("erin", "198.51.100.2")).status_code == 201
+    # The admin is not held to it.
+    for name in ("frank", "grace", "heidi", "ivan"):
+        await api.user(name)
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_turn_budget_per_user_and_day(tmp_path: Path, nursery: trio.Nursery) -> None:
+    """Issue 28 §4: a match could ask for 10 million turns; now a day's requests may ask
+    for turns_per_day turns, 429 past it, tournaments counting every match."""
+    api = await open_api(tmp_path / "data", nursery, quotas=Quotas(turns_per_day=5000))
+    alice = await api.user("alice")
+    created = []
+
+    async def request(options: dict[str, Any], token: str = alice, kind: str = "matches") -> Any:
+        body = {"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": options}
+        r = await api.http.post(f"/api/{kind}", json=body, headers=api.auth(token))
+        if r.status_code == 202 and kind == "matches":
+            created.append((r.json()["id"], token))
+        return r
+
+    huge = await request({"turns": 10_000_000})
+    assert huge.status_code == 429, huge.text
+    assert "turn budget" in huge.json()["error"] and "10,000,000" in huge.json()["error"]
+    ok = await request({"turns": 3000})
+    assert ok.status_code == 202 and ok.json()["turns"] == 3000
+    assert (await request({"turns": 3000})).status_code == 429
+    assert (await request({"turns": 2000})).status_code == 202
+    assert (await request({"turns": 100}, kind="tournaments")).status_code == 429
+    me = (await api.http.get("/api/me", headers=api.auth(alice))).json()
+    assert me["usage"]["turns_last_day"] == 5000 and me["quotas"]["turns_per_day"] == 5000
+    # The admin is exempt; other users have their own budget.
+    assert (await request({"turns": 6000}, token=api.admin)).status_code == 202
+    bob = await api.user("bob")
+    assert (await request({"turns": 5000}, token=bob)).status_code == 202
+    for match_id, token in created:
+        await api.http.delete(f"/api/matches/{match_id}", headers=api.auth(token))
+    await api.http.aclose()
+    await api.service.close()

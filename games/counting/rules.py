@@ -122,6 +122,12 @@ class Counting(GameState):
                 f"at most {MAX_GAMES} (fewer runs per match, or a tourney's -j)"
             )
 
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        """Every round is a move in every game (pairing and run)."""
+        assert isinstance(options, CountingOptions)
+        return options.rounds * (seats * (seats - 1) // 2) * options.runs
+
     def __post_init__(self) -> None:
         assert isinstance(self.options, CountingOptions)
         self.check_setup(self.seats, self.options)

@@ -54,6 +54,13 @@ class LiarsDice(GameState):
     max_seats: ClassVar[int] = len(LABELS)
     Options: ClassVar[type[GameOptions]] = GameOptions
 
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        """A hand loses a die, and its bids only rise (a count and a face of all dice)
+        until the challenge."""
+        dice = seats * DICE_PER_SEAT
+        return dice * (dice * 6 + 1)
+
     order: list[int] = field(default_factory=list)  # seat order, shuffled
     cups: list[int] = field(default_factory=list)  # dice left per seat
     dice: list[list[int]] = field(default_factory=list)  # this hand's dice, descending

@@ -90,6 +90,15 @@ class Roshambolo(GameState):
     )
     max_seats: ClassVar[int] = 64
     Options: ClassVar[type[GameOptions]] = RoshamboloOptions
+
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        """Every pair plays a game each round; a round always has a winner, so a race to
+        N ends within 2N - 1 rounds."""
+        assert isinstance(options, RoshamboloOptions)
+        games = options.rounds * (seats * (seats - 1) // 2)
+        return games * (2 * options.race_to - 1)
+
     # An answer is one short line; messages to bots may be long (observations batch up).
     limits: ClassVar[Limits] = Limits(max_line_length=64, max_lines=4, max_message_bytes=512)
 

@@ -47,6 +47,11 @@ class Rps(GameState):
         assert isinstance(self.options, RpsOptions)
         return self.options.turns
 
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        assert isinstance(options, RpsOptions)
+        return options.turns
+
     def to_move(self) -> tuple[int, ...]:
         return () if self.is_over() else (0, 1)
 

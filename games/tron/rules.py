@@ -177,6 +177,13 @@ class Tron(GameState):
     last: tuple[str, str] | None = None
     crashed: tuple[bool, bool] = (False, False)
 
+    @classmethod
+    def turns_asked(cls, seats: int, options: GameOptions) -> int:
+        """Every turn fills two cells, so a map of N cells is over within N/2 + 1 turns."""
+        assert isinstance(options, TronOptions)
+        board = parse_map(options.grid)
+        return board.width * board.height // 2 + 1
+
     def __post_init__(self) -> None:
         assert isinstance(self.options, TronOptions)
         self.board = parse_map(self.options.grid)

@@ -398,7 +398,8 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     async def create_user(request: Request, data: NewUser) -> UserWithToken:
         header = request.headers.get("authorization", "")
         actor = await accounts.user_from_header(header, required=not config.open_registration)
-        user, token = await accounts.create_user(actor, data.name)
+        address = request.scope.get("state", {}).get("client_address", "")
+        user, token = await accounts.create_user(actor, data.name, address)
         return UserWithToken(user=user, token=token)
 
     @api.get("/users", tags=["accounts"], summary="Every account")

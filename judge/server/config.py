@@ -19,6 +19,12 @@ class Quotas:
     stored_bytes: int = 512 << 20
     # Requested matches (single and tournament) queued or running at once.
     queued_matches: int = 500
+    # Accounts made per client address an hour with open registration (the admin's are
+    # not counted): one person, a few accounts, not one per quota.
+    registrations_per_hour: int = 3
+    # Turns the matches a user requests in 24 hours may ask for (what the options ask:
+    # rps turns, counting rounds x runs x pairings...); tournaments count every match.
+    turns_per_day: int = 10_000_000
     # Per account (or per client address without a valid token); a burst of this many is
     # allowed. The admin is held to it too.
     requests_per_minute: int = 1200

@@ -95,6 +95,9 @@ class Match(BaseModel):
     attempts: int = 0
     tournament_id: str | None = None
     rated: bool = False
+    turns: int = Field(
+        0, description="turns its options ask for, counted against its requester's daily budget"
+    )
 
 
 class Usage(BaseModel):
@@ -104,6 +107,7 @@ class Usage(BaseModel):
     stored_bytes: int = 0
     uploads_last_hour: int = 0
     queued_matches: int = Field(0, description="requested matches queued or running")
+    turns_last_day: int = Field(0, description="turns asked by matches requested in 24 hours")
 
 
 class Rating(BaseModel):

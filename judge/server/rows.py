@@ -68,6 +68,7 @@ def _match(row: Row) -> Match:
         attempts=row["attempts"],
         tournament_id=row["tournament_id"],
         rated=bool(row["rated"]),
+        turns=row["turns"],
     )
 
 

@@ -15,6 +15,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from judge.server.names import name_key
 from judge.server.records import (
     Bot,
     Launch,
@@ -67,20 +68,38 @@ class SqlStorage(Storage):
         """Run ``fn(connection)`` in one transaction, in a worker thread."""
 
     # -- users and tokens ------------------------------------------------
-    async def create_user(self, name: str, *, is_admin: bool = False) -> User:
+    async def create_user(
+        self, name: str, *, is_admin: bool = False, created_from: str = ""
+    ) -> User:
+        key = name_key(name)
+
         def fn(c: Any) -> User:
-            if c.execute("SELECT 1 FROM users WHERE name = ?", (name,)).fetchone():
-                raise Conflict(f"the user name {name!r} is taken")
+            taken = c.execute(
+                "SELECT name FROM users WHERE name = ? OR name_key = ?", (name, key)
+            ).fetchone()
+            if taken:
+                raise Conflict(_taken(name, taken[0]))
             try:
                 row = c.execute(
-                    "INSERT INTO users (name, is_admin, created) VALUES (?, ?, ?) RETURNING *",
-                    (name, int(is_admin), time.time()),
+                    "INSERT INTO users (name, name_key, is_admin, created, created_from) "
+                    "VALUES (?, ?, ?, ?, ?) RETURNING *",
+                    (name, key, int(is_admin), time.time(), created_from),
                 ).fetchone()
             except self.integrity_errors:
-                raise Conflict(f"the user name {name!r} is taken") from None
+                raise Conflict(_taken(name, name)) from None
             return _user(row)
 
         return await self._tx(fn)
+
+    async def count_registrations(self, created_from: str, *, since: float) -> int:
+        return await self._tx(
+            lambda c: int(
+                c.execute(
+                    "SELECT count(*) FROM users WHERE created_from = ? AND created >= ?",
+                    (created_from, since),
+                ).fetchone()[0]
+            )
+        )
 
     async def get_user(self, user_id: int) -> User | None:
         def fn(c: Any) -> User | None:
@@ -265,7 +284,7 @@ class SqlStorage(Storage):
             )
         )
 
-    async def usage(self, user_id: int, *, since: float) -> Usage:
+    async def usage(self, user_id: int, *, since: float, turns_since: float = 0.0) -> Usage:
         def fn(c: Any) -> Usage:
             bots, stored = c.execute(
                 "SELECT count(DISTINCT b.id), coalesce(sum(v.stored_bytes), 0) FROM bots b "
@@ -282,11 +301,17 @@ class SqlStorage(Storage):
                 "AND status IN ('queued', 'running') AND kind IN ('manual', 'tournament')",
                 (user_id,),
             ).fetchone()[0]
+            turns = c.execute(
+                "SELECT coalesce(sum(turns), 0) FROM matches WHERE requested_by = ? "
+                "AND created >= ? AND kind IN ('manual', 'tournament')",
+                (user_id, turns_since),
+            ).fetchone()[0]
             return Usage(
                 bots=int(bots),
                 stored_bytes=int(stored),
                 uploads_last_hour=int(uploads),
                 queued_matches=int(queued),
+                turns_last_day=int(turns),
             )
 
         return await self._tx(fn)
@@ -356,8 +381,8 @@ class SqlStorage(Storage):
     def _insert_match(c: Any, match: Match, priority: int, held: bool = False) -> None:
         c.execute(
             "INSERT INTO matches (id, game, kind, status, seats, options, seed, created, "
-            "requested_by, tournament_id, rated, priority, held) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "requested_by, tournament_id, rated, priority, held, turns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 match.id,
                 match.game,
@@ -372,6 +397,7 @@ class SqlStorage(Storage):
                 int(match.rated),
                 priority,
                 int(held),
+                match.turns,
             ),
         )
         c.executemany(
@@ -737,3 +763,9 @@ class SqlStorage(Storage):
 
     def _after_import(self, c: Any) -> None:
         """Rows came with their ids: a backend with sequences moves them past those ids."""
+
+
+def _taken(name: str, holder: str) -> str:
+    if holder == name:
+        return f"the user name {name!r} is taken"
+    return f"the user name {name!r} is taken: it reads as {holder!r}, an account already made"

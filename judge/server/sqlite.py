@@ -94,6 +94,23 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX IF NOT EXISTS rating_history_game ON rating_history (game, at);
         """,
     ),
+    (
+        6,
+        "account names by key (one per spelling), where accounts were made from; turns asked",
+        """
+        ALTER TABLE users ADD COLUMN name_key TEXT;
+        ALTER TABLE users ADD COLUMN created_from TEXT NOT NULL DEFAULT '';
+        UPDATE users
+            SET name_key = lower(replace(replace(replace(name, '.', ''), '_', ''), '-', ''))
+            WHERE id = (SELECT min(o.id) FROM users o
+                WHERE lower(replace(replace(replace(o.name, '.', ''), '_', ''), '-', ''))
+                    = lower(replace(replace(replace(users.name, '.', ''), '_', ''), '-', '')));
+        CREATE UNIQUE INDEX IF NOT EXISTS users_by_name_key ON users (name_key);
+        CREATE INDEX IF NOT EXISTS users_created_from ON users (created_from, created);
+        ALTER TABLE matches ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX IF NOT EXISTS matches_requested ON matches (requested_by, created);
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -51,7 +51,15 @@ class Storage(ABC):
 
     # -- users and tokens ------------------------------------------------
     @abstractmethod
-    async def create_user(self, name: str, *, is_admin: bool = False) -> User: ...
+    async def create_user(
+        self, name: str, *, is_admin: bool = False, created_from: str = ""
+    ) -> User:
+        """A new account; Conflict when the name, or another spelling of it (the same
+        ``names.name_key``), is taken. ``created_from``: the address that asked for it."""
+
+    @abstractmethod
+    async def count_registrations(self, created_from: str, *, since: float) -> int:
+        """Accounts created from that address since then."""
 
     @abstractmethod
     async def get_user(self, user_id: int) -> User | None: ...
@@ -114,8 +122,9 @@ class Storage(ABC):
     async def count_versions(self, bot_id: int) -> int: ...
 
     @abstractmethod
-    async def usage(self, user_id: int, *, since: float) -> Usage:
-        """Bots, stored bytes, versions uploaded since ``since``, requested matches pending."""
+    async def usage(self, user_id: int, *, since: float, turns_since: float = 0.0) -> Usage:
+        """Bots, stored bytes, versions uploaded since ``since``, requested matches pending,
+        turns of the matches requested since ``turns_since``."""
 
     @abstractmethod
     async def unbuilt_versions(self) -> list[Version]:

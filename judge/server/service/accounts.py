@@ -6,11 +6,14 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from judge.server.clients import address_key
+from judge.server.names import is_reserved
 from judge.server.records import Token, User
 from judge.server.service.common import (
     Context,
     Forbidden,
     NotFound,
+    QuotaExceeded,
     Taken,
     Unauthorized,
     check_name,
@@ -19,8 +22,7 @@ from judge.server.service.common import (
 )
 from judge.server.storage import Conflict
 
-# Accounts the server makes itself (the admin, the owner of the built-in bots).
-RESERVED_NAMES = frozenset({"admin", "builtin"})
+REGISTRATION_WINDOW = 3600.0  # registrations_per_hour counts the last hour
 
 
 class Accounts:
@@ -56,14 +58,29 @@ class Accounts:
             raise Unauthorized("this needs a token: send 'Authorization: Bearer <token>'")
         return user
 
-    async def create_user(self, actor: User | None, name: str) -> tuple[User, str]:
-        if not self.ctx.config.open_registration and (actor is None or not actor.is_admin):
+    async def create_user(
+        self, actor: User | None, name: str, address: str = ""
+    ) -> tuple[User, str]:
+        """An account made by the admin, or by anyone from ``address`` on a server with open
+        registration: a few an hour per address, one per name however it is spelled."""
+        by_admin = actor is not None and actor.is_admin
+        if not self.ctx.config.open_registration and not by_admin:
             raise Forbidden("only the admin can create accounts on this server")
         check_name(name, "user name")
-        if name.lower() in RESERVED_NAMES:
+        if is_reserved(name):
             raise Taken(f"the user name {name!r} is reserved for the server")
+        created_from = "" if by_admin else address_key(address)
+        if not by_admin:
+            limit = self.ctx.config.quotas.registrations_per_hour
+            since = time.time() - REGISTRATION_WINDOW
+            made = await self.storage.count_registrations(created_from, since=since)
+            if made >= limit:
+                raise QuotaExceeded(
+                    f"registration: {made} accounts were made from your address in the last "
+                    f"hour; this server allows {limit} an hour (ask its admin for more)"
+                )
         try:
-            user = await self.storage.create_user(name)
+            user = await self.storage.create_user(name, created_from=created_from)
         except Conflict as exc:
             raise Taken(str(exc)) from None
         token = new_token()
@@ -78,7 +95,8 @@ class Accounts:
         return users.get(name)
 
     async def me(self, user: User) -> dict[str, Any]:
-        usage = await self.storage.usage(user.id, since=time.time() - 3600)
+        now = time.time()
+        usage = await self.storage.usage(user.id, since=now - 3600, turns_since=now - 24 * 3600)
         return {
             **user.model_dump(),
             "usage": usage.model_dump(),

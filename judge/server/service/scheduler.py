@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import trio
@@ -42,6 +42,7 @@ from judge.server.service.common import (
 )
 
 log = logs.get_logger("judge.server")
+DAY = 24 * 3600.0  # the turn budget counts the requests of the last day
 
 # Called after a match's end is committed: (match, status, result, error).
 Finished = Callable[[Match, MatchStatus, "dict[str, Any] | None", str], Awaitable[None]]
@@ -134,6 +135,7 @@ class Scheduler:
             status="queued",
             seats=seats,
             options=options,
+            turns=cls.turns_asked(len(seats), cls.Options(**options)),
             seed=seed if seed is not None else self.ctx.rng.randrange(2**31),
             created=time.time(),
             requested_by=requested_by,
@@ -143,22 +145,36 @@ class Scheduler:
 
     async def enqueue(self, *, held: bool = False, **kw: Any) -> Match:
         """Store a new queued match (see ``new_match`` for the fields) and wake the dispatcher."""
-        match = self.new_match(**kw)
+        return await self.store(self.new_match(**kw), held=held)
+
+    async def store(self, match: Match, *, held: bool = False) -> Match:
+        """Queue a match made by ``new_match`` and wake the dispatcher."""
         await self.storage.create_match(match, priority=PRIORITY[match.kind], held=held)
         if not self.storage.shared:  # (shared: whichever process runs it fans it out)
             self.hub.add(match.id)
         self.wake()
         return match
 
-    async def check_match_quota(self, user: User, adding: int) -> None:
+    async def check_match_quota(self, user: User, matches: Sequence[Match]) -> None:
+        """429 when ``matches`` would take the user past the matches queued at once or
+        the turns their requests may ask for in a day (the admin is exempt)."""
         if user.is_admin:
             return
-        limit = self.config.quotas.queued_matches
-        usage = await self.storage.usage(user.id, since=time.time())
-        if usage.queued_matches + adding > limit:
+        quotas = self.config.quotas
+        now = time.time()
+        usage = await self.storage.usage(user.id, since=now, turns_since=now - DAY)
+        if usage.queued_matches + len(matches) > quotas.queued_matches:
             raise QuotaExceeded(
                 f"quota: you have {usage.queued_matches} matches queued or running and this "
-                f"adds {adding}; this server allows {limit} at once"
+                f"adds {len(matches)}; this server allows {quotas.queued_matches} at once"
+            )
+        turns = sum(match.turns for match in matches)
+        if usage.turns_last_day + turns > quotas.turns_per_day:
+            what = "this match asks" if len(matches) == 1 else "these matches ask"
+            raise QuotaExceeded(
+                f"turn budget: {what} for {turns:,} turns and your requests of the last 24 "
+                f"hours for {usage.turns_last_day:,}; this server allows {quotas.turns_per_day:,}"
+                " turns a day (each request counts until it is 24 hours old)"
             )
 
     async def request_match(
@@ -174,10 +190,11 @@ class Scheduler:
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
         seats = await self.catalog.seats_from_refs(game, refs)
-        await self.check_match_quota(user, 1)
-        return await self.enqueue(
+        match = self.new_match(
             game=game, kind="manual", seats=seats, options=options, requested_by=user.id, seed=seed
         )
+        await self.check_match_quota(user, [match])
+        return await self.store(match)
 
     # -- reading --------------------------------------------------------------------
     async def match_or_404(self, match_id: str) -> Match:

@@ -86,7 +86,7 @@ class Tournaments:
             )
             matches.append((match, PRIORITY["tournament"]))
             planned.append([number, indices, match.id])
-        await self.scheduler.check_match_quota(user, len(matches))
+        await self.scheduler.check_match_quota(user, [match for match, _ in matches])
         tournament = Tournament(
             id=tournament_id,
             game=game,
