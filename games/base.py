@@ -17,6 +17,7 @@ Messages carry only what is new for a seat since its previous message.
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,7 @@ from protocol import Limits
 MAX_OPTIONS_BYTES = 64 << 10
 MAX_OPTIONS_DEPTH = 8
 MAX_OPTION_INT = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class OptionsError(ValueError):
@@ -54,12 +56,16 @@ def check_options_data(data: Any) -> None:
             for key in value:
                 if not isinstance(key, str):
                     raise OptionsError(f"option names must be strings, not {_kind(key)}")
+                if not key.isascii() and _SURROGATE.search(key):
+                    raise OptionsError("an option's name must be valid Unicode")
                 size += len(key)
             stack.extend((item, depth + 1) for item in value.values())
         elif isinstance(value, list):
             stack.extend((item, depth + 1) for item in value)
         elif isinstance(value, str):
             size += len(value)
+            if not value.isascii() and _SURROGATE.search(value):
+                raise OptionsError("an option's text must be valid Unicode (no lone surrogate)")
         elif isinstance(value, bool) or value is None or isinstance(value, float):
             size += 8
         elif isinstance(value, int):

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.server_helpers import (
     PY_BOT,
@@ -288,3 +293,83 @@ def test_errors_never_show_a_traceback(server: ServerProcess, tokens: dict[str, 
         assert 400 <= r.status_code < 500, (method, path, r.status_code, r.text)
         assert "Traceback" not in r.text and "error" in r.json(), (method, path, r.text)
     assert_serving(server)
+
+
+# Any text, lone surrogates included (JSON's escapes can spell them).
+any_text = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=12)
+lone_surrogate = st.sampled_from(["\ud800", "\udc80", "\udfff"])
+any_text |= st.builds(lambda a, s, b: a + s + b, any_text, lone_surrogate, any_text)
+json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | any_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(any_text, inner, max_size=4),
+    max_leaves=12,
+)
+REF_PATHS = (
+    "/api/bots/{}",
+    "/api/bots/{}/versions/{}",
+    "/api/bots/{}/ratings",
+    "/api/matches/{}",
+    "/api/matches/{}/replay",
+    "/api/tournaments/{}",
+    "/api/leaderboard/{}",
+    "/api/leaderboard/{}/history",
+)
+BODIES = ("/api/matches", "/api/tournaments", "/api/users", "/api/tokens")
+
+
+def url_part(text: str) -> str:
+    return quote(text.encode("utf-8", "surrogatepass"), safe="")
+
+
+@pytest.fixture(scope="module")
+def fuzz_admin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    data = tmp_path_factory.mktemp("fuzz") / "data"
+    unlimited = ("--quota", "requests_per_minute=1000000000")
+    with running_server(data, "--no-ladder", *unlimited) as running:
+        with running.client(running.admin_token) as client:
+            yield client
+        assert running.proc.poll() is None, "the server died:\n" + "".join(running.output)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    path=st.sampled_from(REF_PATHS),
+    parts=st.lists(any_text, min_size=2, max_size=2),
+    query=st.dictionaries(
+        st.sampled_from(["game", "bot", "owner", "status", "kind", "limit", "offset", "after"]),
+        any_text,
+        max_size=3,
+    ),
+    target=st.sampled_from(BODIES),
+    body=json_data,
+    fields=st.dictionaries(
+        st.sampled_from(["game", "bots", "options", "seed", "name", "label", "games", "runs"]),
+        json_data,
+        max_size=4,
+    ),
+)
+def test_malformed_input_is_never_a_server_error(
+    fuzz_admin: httpx.Client,
+    path: str,
+    parts: list[str],
+    query: dict[str, str],
+    target: str,
+    body: Any,
+    fields: dict[str, Any],
+) -> None:
+    """Issue 28 §4: a lone surrogate in a bot reference gave 500. Every path, query and
+    JSON body a client can send is answered below 500."""
+    url = path.format(*(url_part(p) for p in parts))
+    params = "&".join(f"{key}={url_part(value)}" for key, value in query.items())
+    for where in (url, "/api/matches", "/api/bots"):
+        r = fuzz_admin.get(f"{where}?{params}")
+        assert r.status_code < 500, (where, params, r.text)
+    refs = {"game": "rps", "bots": ["builtin:rock", parts[0]]}
+    for data in (body, fields, {**fields, **refs}, {**refs, "bots": parts}):
+        content = json.dumps(data, allow_nan=True)  # ASCII: surrogates as \ud800 escapes
+        r = fuzz_admin.post(target, content=content, headers={"content-type": "application/json"})
+        assert r.status_code < 500, (target, content, r.text)
+        if r.status_code == 202 and target == "/api/matches":
+            fuzz_admin.delete(f"/api/matches/{r.json()['id']}")
+    r = fuzz_admin.delete(f"/api/matches/{url_part(parts[0])}")
+    assert r.status_code < 500, r.text

@@ -12,6 +12,7 @@ the same routes, so it cannot drift from what is served. Routes call the service
 
 import json
 import math
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,7 +26,7 @@ from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette import EventSourceResponse
 from starlette.datastructures import Headers, UploadFile
 from starlette.exceptions import HTTPException
@@ -63,6 +64,7 @@ PAGES = {
     "/docs": "docs.html",
 }
 MULTIPART_SLACK = 64 << 10
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def replay_assets() -> str:
@@ -75,6 +77,24 @@ def replay_assets() -> str:
 # -- request and response bodies ----------------------------------------------------
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode_text(cls, data: Any) -> Any:
+        """JSON's escapes can spell a lone surrogate ("\\ud800"), which no database or file
+        takes: refused here (400), whatever field holds it."""
+        stack = [data]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, str):
+                if not value.isascii() and SURROGATE.search(value):
+                    raise ValueError("text must be valid Unicode (a lone surrogate is not)")
+            elif isinstance(value, dict):
+                stack.extend(value)
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+        return data
 
 
 class NewUser(Body):
