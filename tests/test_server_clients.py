@@ -46,3 +46,12 @@ def test_an_ipv6_client_is_its_64() -> None:
 def test_bad_networks_are_named() -> None:
     with pytest.raises(ValueError, match=re.escape("'10.0.0.0/33'")):
         parse_networks(["10.0.0.0/8", "10.0.0.0/33"])
+
+
+def test_serve_names_a_bad_trusted_proxy() -> None:
+    from click.testing import CliRunner
+
+    from judge.cli import main
+
+    out = CliRunner().invoke(main, ["serve", "--trusted-proxy", "10.0.0.0/33", "--port", "0"])
+    assert out.exit_code == 2 and "'10.0.0.0/33' is not an address or a network" in out.output

@@ -117,7 +117,8 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     multiple=True,
     metavar="NAME=N",
     help="a per-user limit (repeatable): bots_per_user, versions_per_bot, uploads_per_hour, "
-    "stored_bytes, queued_matches, requests_per_minute; see docs/server.md",
+    "stored_bytes, queued_matches, turns_per_day, registrations_per_hour, requests_per_minute; "
+    "see docs/server.md",
 )
 def serve_command(
     host: str,
