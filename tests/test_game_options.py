@@ -19,6 +19,9 @@ from hypothesis import strategies as st
 
 from games import all_plugins
 from games.base import MAX_OPTIONS_BYTES, GameOptions
+from judge.models import MatchSpec
+from judge.runner import run_match
+from tests.conftest import builtin
 
 GAMES = sorted(all_plugins())
 
@@ -144,3 +147,19 @@ def test_any_json_is_options_or_a_value_error(game: str, data: Any) -> None:
         assert str(exc)
     else:
         assert options_cls.from_data(options.model_dump()) == options
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_match_plays_no_more_turns_than_its_options_ask(game: str) -> None:
+    """The server's daily turn budget charges what a game's turns_asked says: a real
+    match with the game's quick options stays within it."""
+    plugin = all_plugins()[game]
+    options = plugin.rules.Options.from_data(dict(plugin.smoke_options))
+    seats = max(2, plugin.rules.min_seats)
+    asked = plugin.rules.turns_asked(seats, options)
+    assert isinstance(asked, int) and asked > 0
+    names = list(plugin.builtin_bots())
+    bots = [builtin(game, names[seat % len(names)]) for seat in range(seats)]
+    spec = MatchSpec(game=game, bots=bots, seed=3, options=options.model_dump())
+    result = await run_match(spec)
+    assert 0 < result.turns <= asked, (result.turns, asked)

@@ -126,10 +126,10 @@ CUSTOM = "custom"
 
 
 class TronOptions(GameOptions):
+    # No length of its own: with ``grid`` it is a label, and replays made when it could name
+    # a file keep that path; from_data bounds what a user sends.
     map: str = Field(
-        "arena",
-        max_length=100,
-        description="a shipped map's name (games/tron/maps/); with `grid`, the map's label",
+        "arena", description="a shipped map's name (games/tron/maps/); with `grid`, its label"
     )
     grid: str = Field(
         "",
