@@ -551,3 +551,39 @@ async def test_claims_heartbeats_cancel_requests_and_stale_recovery(storage: Sto
     again = await storage.claim_next_match(50.0, "server-a")
     assert again is not None and again.id == theirs.id and again.attempts == 2
     assert await storage.heartbeat("server-a", 51.0) == []  # the old request is gone
+
+
+async def test_migration_6_keys_the_names_a_postgresql_database_holds(
+    postgres: PostgresServer,
+) -> None:
+    """Names taken before the keys (``Alice`` and ``alice``) migrate: the first holds the
+    key, and no spelling of it can be taken again (tests/test_server_names.py: SQLite)."""
+    import psycopg
+
+    from judge.server.postgres import MIGRATIONS as PG_MIGRATIONS
+
+    url = postgres.new_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied DOUBLE PRECISION NOT NULL)"
+        )
+        for number, name, script in PG_MIGRATIONS:
+            if number <= 4:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute("INSERT INTO migrations VALUES (%s, %s, 0)", (number, name))
+        for user in ("Alice", "alice", "bob"):
+            conn.execute("INSERT INTO users (name, is_admin, created) VALUES (%s, 0, 1)", (user,))
+    store = storage_for(url)
+    await store.open()
+    try:
+        assert 6 in store.applied_migrations
+        for spelling in ("ALICE", "a-lice", "Bob", "alice"):
+            with pytest.raises(Conflict, match="taken"):
+                await store.create_user(spelling)
+        await store.create_user("carol", created_from="192.0.2.1")
+        assert await store.count_registrations("192.0.2.1", since=0) == 1
+    finally:
+        await store.close()
