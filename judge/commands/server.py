@@ -72,6 +72,21 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="largest upload in bytes",
 )
 @click.option(
+    "--max-source",
+    type=click.IntRange(1024, 16 << 20),
+    default=1 << 20,
+    show_default=True,
+    help="largest .py bot file in bytes the judge analyses (an archive's files are not "
+    "analysed; see docs/server.md)",
+)
+@click.option(
+    "--analysis-cpu",
+    type=click.IntRange(1, 600),
+    default=30,
+    show_default=True,
+    help="CPU seconds the judge spends at most analysing one .py bot file",
+)
+@click.option(
     "--executor",
     "executor_name",
     default="inproc",
@@ -121,6 +136,8 @@ def serve_command(
     empty: bool,
     open_registration: bool,
     max_upload: int,
+    max_source: int,
+    analysis_cpu: int,
     executor_name: str,
     deadline: float,
     layer: str | None,
@@ -132,6 +149,7 @@ def serve_command(
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
 
+    from judge.analysis import SourceLimits
     from judge.server.config import ServerConfig
     from judge.server.serve import main
     from judge.server.uploads import UploadLimits
@@ -155,6 +173,7 @@ def serve_command(
         open_registration=open_registration,
         turn_deadline=deadline,
         limits=replace(UploadLimits(), upload_bytes=max_upload),
+        source=SourceLimits(source_bytes=max_source, cpu_seconds=analysis_cpu),
         build_concurrency=builds,
         quotas=parse_quotas(quota),
         db=db,
