@@ -58,26 +58,49 @@ def small_source() -> str:
     return f"{SMALL}\n# {uuid.uuid4()}\n"
 
 
+# The analysis child's own main, then its peak resident memory since its exec (VmHWM: the
+# rusage of a child also counts the pages of this process it was forked from).
+REPORTING_CHILD = """
+import sys
+from judge.analysis_child import main
+status = main(sys.argv[1:])
+sys.stdout.flush()
+for line in open("/proc/self/status"):
+    if line.startswith("VmHWM:"):
+        sys.stderr.write(line)
+sys.exit(status)
+"""
+
+
 def child_cost(source: str, cache: Path) -> tuple[float, float, float]:
     """(wall s, CPU s, peak MB) of one analysis child on ``source``, as the kernel counts it."""
     from judge.analysis import SourceLimits, child_command
 
     command = child_command("rps", None, "bot", SourceLimits())
+    module = command.index("-m")
+    command[module : module + 2] = ["-c", REPORTING_CHILD]
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     began = time.perf_counter()
     proc = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=ROOT
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write(source.encode())
     proc.stdin.close()
     answer = proc.stdout.read()
+    report = proc.stderr.read().decode()
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - began
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0 or b'"analysis"' not in answer:
-        raise RuntimeError(f"the analysis failed ({proc.returncode}): {answer[:200]!r}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    if proc.returncode != 0 or b'"analysis"' not in answer or "VmHWM:" not in report:
+        raise RuntimeError(f"the analysis failed ({proc.returncode}): {answer[:200]!r} {report}")
+    peak_kb = int(report.split("VmHWM:")[1].split()[0])
+    return elapsed, usage.ru_utime + usage.ru_stime, peak_kb / 1024
 
 
 def refusal_wall(size: int, work: Path) -> float:
@@ -147,7 +170,7 @@ def detection(report: Report, rounds: int, big: int, work: Path) -> None:
             "a 16 MiB source refused / a small bot analysed (wall)",
             paired_ratios(refused, samples["small_wall"]),
             "x",
-            digits=2,
+            digits=4,
         )
     )
 
