@@ -16,7 +16,8 @@ import pytest
 from tests.server_helpers import ServerProcess, running_server, wait_checked, wait_for
 
 MAX_SOURCE = 400_000
-ANALYSIS_CPU = 3
+# Python 2 is translated at ~50 s of CPU per MiB here: the costly source below needs ~20 s.
+ANALYSIS_CPU = 2
 
 
 @pytest.fixture(scope="module")
@@ -150,10 +151,10 @@ def test_the_server_answers_while_a_costly_source_is_analysed(
     /api/health answers while that analysis runs (its child, not the event loop, pays),
     and the upload ends in a 400 that names the limit."""
     functions = "".join(
-        f"def f{i}(a, b):\n    print a, b\n    return a + b * {i}\n\n" for i in range(6000)
+        f"def f{i}(a, b):\n    print a, b\n    return a + b * {i}\n\n" for i in range(7000)
     )
     source = f"# {uuid.uuid4()}\n{functions}"
-    assert len(source) < MAX_SOURCE
+    assert 0.9 * MAX_SOURCE < len(source) < MAX_SOURCE
     uploaded = threading.Event()
     responses: list[httpx.Response] = []
 
