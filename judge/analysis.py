@@ -78,18 +78,16 @@ def analyse(
     game: str,
     adapter: str | None,
     limits: SourceLimits | None = None,
-    *,
-    fresh: bool = False,
 ) -> Analysed:
     """The analysis of the file ``path`` for ``game``: from the cache, else made in a bounded
-    child (never in this process). ``fresh``: ignore the cache (a translation went missing)."""
+    child (never in this process); a cached Python 2 analysis whose translation is gone is
+    made again."""
     limits = limits or SourceLimits()
     data = _read(path, limits)
     key = cache_key(data, path.stem, game, adapter)
-    if not fresh:
-        cached = _cached(key)
-        if cached is not None:
-            return cached
+    cached = _cached(key)
+    if cached is not None:
+        return cached
     log.info("source analysis started", file=path.name, bytes=len(data), game=game)
     began = time.monotonic()
     analysed = _run_child(data, path.name, game, adapter, limits)
@@ -111,7 +109,7 @@ def _read(path: Path, limits: SourceLimits) -> bytes:
         with open(path, "rb") as handle:
             data = handle.read(limits.source_bytes + 1)
     except OSError as exc:
-        raise BotError(f"cannot read {path}: {exc.strerror}") from None
+        raise BotError(f"cannot read {path.name}: {exc.strerror}") from None
     if len(data) > limits.source_bytes:
         raise SourceRefused(
             f"{path.name} is larger than {limits.source_bytes} bytes, the most the judge "
