@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from judge import adapters
+from judge.analysis import SourceAnalysis, SourceLimits
 from judge.botfiles import BOTS_DIR, GAMES_DIR
 from judge.botfiles import BotError as BotError  # raised by everything here
 from judge.models import BotSpec
@@ -231,8 +232,16 @@ def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
         raise BotError(f"build command {command!r} failed:\n{(proc.stderr or proc.stdout).strip()}")
 
 
-def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
-    argv = adapters.argv_for(path, game, adapter)
+def from_python(
+    path: Path,
+    game: str,
+    adapter: str | None,
+    *,
+    analysis: SourceAnalysis | None = None,
+    limits: SourceLimits | None = None,
+) -> BotSpec:
+    """A .py file; ``analysis``: the decision stored for its content (see adapters.argv_for)."""
+    argv = adapters.argv_for(path, game, adapter, analysis=analysis, limits=limits)
     # Files the judge made for this bot (a Python 2 file's translation, in the judge's
     # cache): shown to it one by one, never the directory that holds everyone's.
     made = [

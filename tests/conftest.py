@@ -95,6 +95,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_server_pages_ux": ("slow", "browser"),
     "test_server_postgres": ("slow", "postgres"),
     "test_server_security": ("slow",),
+    "test_server_source": ("slow",),
     "test_server_storage": ("slow",),
     "test_timing": ("slow",),
     "test_tournament": ("slow",),

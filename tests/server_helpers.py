@@ -90,7 +90,9 @@ def _reader(stream: io.TextIOBase, lines: queue.Queue[str | None], keep: list[st
     lines.put(None)
 
 
-def start_server(data: Path, *extra: str, builtins: bool = False) -> ServerProcess:
+def start_server(
+    data: Path, *extra: str, builtins: bool = False, log_level: str = "warning"
+) -> ServerProcess:
     # A generous deadline: the machine is shared, and a slow turn here is not what is tested.
     deadline = [] if "--deadline" in extra else ["--deadline", "5"]
     # Built-in bots on the ladders would play beside every test's own matches.
@@ -102,7 +104,7 @@ def start_server(data: Path, *extra: str, builtins: bool = False) -> ServerProce
             "-m",
             "judge.cli",
             "--log-level",
-            "warning",
+            log_level,
             "serve",
             "--port",
             "0",
@@ -150,8 +152,10 @@ def stop_server(server: ServerProcess, sig: int = signal.SIGTERM) -> int:
 
 
 @contextmanager
-def running_server(data: Path, *extra: str, builtins: bool = False) -> Iterator[ServerProcess]:
-    server = start_server(data, *extra, builtins=builtins)
+def running_server(
+    data: Path, *extra: str, builtins: bool = False, log_level: str = "warning"
+) -> Iterator[ServerProcess]:
+    server = start_server(data, *extra, builtins=builtins, log_level=log_level)
     try:
         yield server
     finally:

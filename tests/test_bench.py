@@ -107,6 +107,7 @@ def test_quick_bench_runs_every_item_and_writes_json(capsys: pytest.CaptureFixtu
         "9 bot CPU",
         "11 database",
         "12 short games",
+        "13 source",
     ):
         assert label in table
     deadline = json.loads((RESULTS_DIR / "deadline-quick.json").read_text())["data"]["outcomes"]

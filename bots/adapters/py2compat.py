@@ -304,17 +304,19 @@ PY3_ONLY_ATTRIBUTES = {
 PRINT_KEYWORDS = frozenset({"end", "sep", "file", "flush"})
 
 
-def python3_evidence(source: str) -> str:
+def python3_evidence(source: str, tree: ast.AST | None = None) -> str:
     """Why a file is clearly Python 3 ('' when nothing says so): a ``# python3`` mark, or code
     Python 2 has no meaning for (f-strings, ``nonlocal``, annotations, ``print(..., end=)``...).
-    For styles whose original contest ran Python 2, a file without it runs as Python 2."""
+    For styles whose original contest ran Python 2, a file without it runs as Python 2.
+    ``tree``: the source already parsed, so it is not parsed again."""
     mark = marked_version(source)
     if mark:
         return "marked # python3" if mark == "3" else ""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ""
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return ""
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         found = ""
@@ -379,17 +381,19 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
-def python2_reason(source: str) -> str:
-    """Why ``source`` must be run as Python 2 ('' when it is Python 3)."""
+def python2_reason(source: str, tree: ast.AST | None = None) -> str:
+    """Why ``source`` must be run as Python 2 ('' when it is Python 3). ``tree``: the source
+    already parsed, so it is not parsed again."""
     mark = marked_version(source)
     if mark:
         return "marked # python2" if mark == "2" else ""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        return f"does not compile under Python 3 ({exc.msg}, line {exc.lineno})"
-    except ValueError:  # null bytes
-        return ""
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError as exc:
+            return f"does not compile under Python 3 ({exc.msg}, line {exc.lineno})"
+        except ValueError:  # null bytes
+            return ""
     evidence = py2_evidence(tree)
     return f"uses Python 2 only {evidence}" if evidence else ""
 

@@ -80,6 +80,21 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="largest upload in bytes",
 )
 @click.option(
+    "--max-source",
+    type=click.IntRange(1024, 16 << 20),
+    default=1 << 20,
+    show_default=True,
+    help="largest .py bot file in bytes the judge analyses (an archive's files are not "
+    "analysed; see docs/server.md)",
+)
+@click.option(
+    "--analysis-cpu",
+    type=click.IntRange(1, 600),
+    default=30,
+    show_default=True,
+    help="CPU seconds the judge spends at most analysing one .py bot file",
+)
+@click.option(
     "--executor",
     "executor_name",
     default="inproc",
@@ -131,6 +146,8 @@ def serve_command(
     open_registration: bool,
     trusted_proxies: tuple[str, ...],
     max_upload: int,
+    max_source: int,
+    analysis_cpu: int,
     executor_name: str,
     deadline: float,
     layer: str | None,
@@ -142,6 +159,7 @@ def serve_command(
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
 
+    from judge.analysis import SourceLimits
     from judge.server.config import ServerConfig
     from judge.server.serve import main
     from judge.server.uploads import UploadLimits
@@ -172,6 +190,7 @@ def serve_command(
         trusted_proxies=trusted_proxies,
         turn_deadline=deadline,
         limits=replace(UploadLimits(), upload_bytes=max_upload),
+        source=SourceLimits(source_bytes=max_source, cpu_seconds=analysis_cpu),
         build_concurrency=builds,
         quotas=parse_quotas(quota),
         db=db,

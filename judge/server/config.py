@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.analysis import SourceLimits
 from judge.server.uploads import UploadLimits
 
 
@@ -58,6 +59,8 @@ class ServerConfig:
     # servers, a match whose server stopped renewing for a lease is run again elsewhere.
     lease: float = 30.0
     limits: UploadLimits = field(default_factory=UploadLimits)
+    # What analysing one .py bot file may cost (its size, CPU, memory), once per content.
+    source: SourceLimits = field(default_factory=SourceLimits)
     # Largest request body other than an upload.
     json_body_bytes: int = 1 << 20
     # Accounts can be created by anyone (a class); otherwise only the admin creates them.

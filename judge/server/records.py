@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from judge.analysis import SourceAnalysis
+
 VersionState = Literal["checking", "ready", "failed"]
 MatchStatus = Literal["queued", "running", "finished", "error", "cancelled"]
 MatchKind = Literal["manual", "ladder", "tournament", "smoke"]
@@ -52,6 +54,9 @@ class Launch(BaseModel):
     run: str = ""
     file: str = ""
     build: str | None = None
+    analysis: SourceAnalysis | None = Field(
+        None, description="a Python file: its adapter style and Python, decided at its upload"
+    )
 
 
 class Version(BaseModel):

@@ -4,6 +4,7 @@ smoke checks, and how a stored version starts in a match."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import math
 import shlex
@@ -17,6 +18,7 @@ import trio
 
 from games import all_games
 from judge import logs
+from judge.analysis import SourceAnalysis, analyse
 from judge.bots import BotError, builtin_bots, builtin_spec, from_python
 from judge.models import BotSpec
 from judge.sandbox import Sandbox, SandboxError
@@ -44,6 +46,8 @@ if TYPE_CHECKING:
 log = logs.get_logger("judge.server")
 
 BUILD_OUTPUT = 16384
+# Uploads' source analyses running at once (each bounded by config.source).
+ANALYSES_AT_ONCE = 2
 MESSAGE_STDERR = 2000
 # The account that owns every game's built-in bots on a server's ladders.
 BUILTIN_USER = "builtin"
@@ -61,6 +65,7 @@ class Catalog:
         self.blobs = ctx.blobs
         self.scheduler: Scheduler  # wired by Service
         self._build_limiter = trio.CapacityLimiter(ctx.config.build_concurrency)
+        self._analysis_limiter = trio.CapacityLimiter(ANALYSES_AT_ONCE)
         self._builds_send, self._builds = trio.open_memory_channel[tuple[int, int]](math.inf)
 
     async def recover(self) -> None:
@@ -214,12 +219,17 @@ class Catalog:
             if await self.storage.bot_by_name(name) is not None:
                 raise Taken(f"the bot name {name!r} is taken")
         await self.check_quotas(user, new_bot=bot is None, bot=bot)
+        bot_game = bot.game if bot is not None else game
+        assert bot_game is not None
         staging = self.config.uploads_dir / uuid.uuid4().hex
         box = staging / "box"
         try:
             digest = await trio.to_thread.run_sync(_sha256, upload)
             await trio.to_thread.run_sync(unpack, upload, filename, box, self.config.limits)
             launch = await trio.to_thread.run_sync(launch_for, box, filename)
+            if launch.kind == "python":
+                analysis = await self.analyse(box / filename, bot_game)
+                launch = launch.model_copy(update={"analysis": analysis})
             from judge.server.blobs import tree_bytes
 
             stored = await trio.to_thread.run_sync(tree_bytes, box)
@@ -239,7 +249,7 @@ class Catalog:
                 stored_bytes=stored,
             )
             await self.blobs.put_tree(tree_key(bot.id, version.version), box)
-        except UploadRefused as exc:
+        except (UploadRefused, BotError) as exc:
             raise BadRequest(str(exc)) from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -261,6 +271,15 @@ class Catalog:
             self._builds_send.send_nowait((bot.id, version.version))
         log.info("bot uploaded", bot=bot.name, version=version.version, smoke=smoke.id)
         return bot, version
+
+    async def analyse(self, path: Path, game: str) -> SourceAnalysis:
+        """What a .py file is (judge/analysis.py): a bounded child in a thread, a few at
+        once, so neither the event loop nor the server's memory pays for the source."""
+        limits = self.config.source
+        analysed = await trio.to_thread.run_sync(
+            functools.partial(analyse, path, game, None, limits), limiter=self._analysis_limiter
+        )
+        return analysed.analysis
 
     # -- seats of matches ------------------------------------------------------------
     async def seats_from_refs(self, game: str, refs: list[str]) -> list[Seat]:
@@ -327,8 +346,18 @@ class Catalog:
         # Each match gets its own copy: whatever a bot writes never changes the stored version.
         await self.blobs.checkout_tree(tree_key(seat.bot_id, seat.version), workdir)
         if launch.kind == "python":
-            # A Python 2 file is translated on first use (~0.3 s): not on the event loop.
-            spec = await trio.to_thread.run_sync(from_python, workdir / launch.file, game, None)
+            # Decided at its upload: a Python 3 file is not read again. A Python 2 file's
+            # translation, or a version stored before analyses were, comes from the cache of
+            # analyses (else its bounded child), in a thread: never on the event loop.
+            start = functools.partial(
+                from_python,
+                workdir / launch.file,
+                game,
+                None,
+                analysis=launch.analysis,
+                limits=self.config.source,
+            )
+            spec = await trio.to_thread.run_sync(start)
             return spec.model_copy(update={"name": seat.name})
         try:
             argv = _resolve_program(shlex.split(launch.run))
