@@ -42,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from judge import __version__, logs
+from judge.server.contest_routes import contest_router
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError
 from judge.server.uploads import UploadRefused, read_limited
@@ -703,6 +704,9 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         openapi_url="/openapi.json",
     )
     app.include_router(api)
+    app.include_router(
+        contest_router(service), dependencies=[Depends(reject_unknown_query)], responses=refused
+    )
 
     def page(name: str) -> Callable[[Request], Any]:
         html = (STATIC / name).read_text().replace("<!--REPLAY-ASSETS-->", replay_assets())

@@ -1,0 +1,318 @@
+"""Contests end to end in process: a real service, storage, scheduler and bot processes, the
+clock injected so a contest opens and closes in seconds; the archive and its verification."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from judge.contests import archive
+from judge.contests.results import FinalMatch, compute, shares
+from judge.server.service.contests import rules_html
+from tests.server_helpers import PY_BOT
+from tests.test_server_api import Api, open_api
+
+T0 = 1_900_000_000.0  # a fixed "now" for the injected clock (2030-03-17 17:46:40 UTC)
+
+FIXED_BOT = """\
+import sys
+for line in sys.stdin:
+    if line.startswith("END"):
+        break
+    if line.strip() == ".":
+        sys.stdout.write("{move}\\n.\\n")
+        sys.stdout.flush()
+"""
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat()
+
+
+@dataclass
+class Clock:
+    now: float = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def api(tmp_path: Path, nursery: trio.Nursery) -> AsyncIterator[Api]:
+    opened = await open_api(tmp_path / "data", nursery, ladder_backlog=1)
+    yield opened
+    await opened.http.aclose()
+    await opened.service.close()
+
+
+def definition(**changes: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "name": "class-2030",
+        "title": "Rock, paper, scissors: the class of 2030",
+        "game": "rps",
+        "options": {"turns": 30},
+        "opens": iso(T0 + 60),
+        "closes": iso(T0 + 3600),
+        "entrants": ["alice", "bob", "carol"],
+        "submissions_per_day": 2,
+        "freeze_hours": 0.5,
+        "publish_files": True,
+        "rules": "# Rules\n\nBeat **everyone**. <script>alert(1)</script>\n",
+        "final": {"format": "round_robin", "games_per_pair": 2, "alternate_seats": True},
+    }
+    spec.update(changes)
+    return spec
+
+
+async def submit(api: Api, token: str, source: str, name: str = "class-2030") -> Any:
+    return await api.http.post(
+        f"/api/contests/{name}/versions",
+        files={"file": ("bot.py", source.encode())},
+        headers=api.auth(token),
+    )
+
+
+async def wait_for(api: Api, path: str, done: Any, seconds: float = 120) -> Any:
+    with trio.fail_after(seconds):
+        while True:
+            data = (await api.http.get(path)).json()
+            if done(data):
+                return data
+            await trio.sleep(0.1)
+
+
+async def run_contest(api: Api, clock: Clock) -> dict[str, str]:
+    """The whole life of a contest; the users' tokens."""
+    api.service.contests.clock = clock
+    r = await api.http.post("/api/contests", json=definition(), headers=api.auth(api.admin))
+    assert r.status_code == 201, r.text
+    tokens = {name: await api.user(name) for name in ("alice", "bob", "carol", "dave")}
+
+    r = await submit(api, tokens["alice"], PY_BOT)
+    assert r.status_code == 403 and "opens at" in r.json()["error"]
+
+    clock.now = T0 + 120  # open
+    sources = {
+        "alice": PY_BOT,
+        "bob": FIXED_BOT.format(move="R"),
+        "carol": FIXED_BOT.format(move="P"),
+    }
+    for user, source in sources.items():
+        r = await submit(api, tokens[user], source)
+        assert r.status_code == 202, r.text
+        assert r.json()["left_today"] == 1
+    r = await submit(api, tokens["dave"], PY_BOT)
+    assert r.status_code == 403 and "not among the entrants" in r.json()["error"]
+    # carol: her second of the day is taken, the third is over the limit
+    assert (await submit(api, tokens["carol"], FIXED_BOT.format(move="P"))).status_code == 202
+    over = await submit(api, tokens["carol"], FIXED_BOT.format(move="S"))
+    assert over.status_code == 429 and "2 submissions a day" in over.json()["error"]
+
+    mine = await wait_for_checks(api, tokens["carol"])
+    assert mine["left_today"] == 0 and len(mine["submissions"]) == 2
+    assert mine["counting"] == "carol-class-2030@2"
+    assert all(s["state"] == "ready" for s in mine["submissions"])
+
+    # The contest's own ladder plays its entries only.
+    board = await wait_for(
+        api,
+        "/api/contests/class-2030/board",
+        lambda b: sum(r["games"] for r in b["rows"]) >= 4,
+    )
+    assert {r["user"] for r in board["rows"]} == {"alice", "bob", "carol"}
+    assert board["frozen"] is False and board["history"]
+
+    clock.now = T0 + 3600 - 600  # the last half hour: the board is frozen
+    frozen = (await api.http.get("/api/contests/class-2030/board")).json()
+    assert frozen["frozen"] is True and frozen["as_of"] == T0 + 1800
+
+    clock.now = T0 + 3601  # closed
+    late = await submit(api, tokens["bob"], FIXED_BOT.format(move="S"))
+    assert late.status_code == 403 and "closed" in late.json()["error"]
+    api.service.contests.wake()
+    contest = await wait_for(
+        api, "/api/contests/class-2030", lambda c: c["phase"] in ("finished", "error")
+    )
+    assert contest["phase"] == "finished", contest["error"]
+    assert sorted(contest["final"]["entries"]) == [
+        "alice-class-2030@1",
+        "bob-class-2030@1",
+        "carol-class-2030@2",
+    ]
+    assert contest["final"]["total"] == contest["final"]["done"] == 6
+    return tokens
+
+
+async def wait_for_checks(api: Api, token: str) -> Any:
+    with trio.fail_after(120):
+        while True:
+            r = await api.http.get("/api/contests/class-2030/me", headers=api.auth(token))
+            mine = r.json()
+            if all(s["state"] != "checking" for s in mine["submissions"]):
+                return mine
+            await trio.sleep(0.1)
+
+
+async def test_a_contest_from_opening_to_verified_results(api: Api, tmp_path: Path) -> None:
+    await run_contest(api, Clock())
+    contest = (await api.http.get("/api/contests/class-2030")).json()
+    results = contest["results"]
+    assert results["matches"] == 6 and "bootstrap" in results["method"]
+    rows = {r["entry"]: r for r in results["standings"]}
+    assert len(rows) == 3
+    for row in rows.values():
+        assert row["low"] <= row["score"] <= row["high"]
+        assert row["matches"] == 4
+    # paper beats rock every time; the copycat beats paper's repetition
+    assert rows["carol-class-2030@2"]["wins"] >= 2
+    assert rows["bob-class-2030@1"]["score"] < rows["carol-class-2030@2"]["score"]
+    cross = results["cross"]
+    i, j = cross["names"].index("carol-class-2030@2"), cross["names"].index("bob-class-2030@1")
+    assert cross["points"][i][j] == 2 and cross["games"][i][j] == 2
+
+    # Every final match: the seats of a pair swap on one seed.
+    matches = (await api.http.get("/api/contests/class-2030/matches")).json()
+    by_pair: dict[frozenset[str], list[Any]] = {}
+    for match in matches:
+        by_pair.setdefault(frozenset(s["name"] for s in match["seats"]), []).append(match)
+    for twins in by_pair.values():
+        assert len(twins) == 2 and twins[0]["seed"] == twins[1]["seed"]
+        assert twins[0]["seats"] == twins[1]["seats"][::-1]
+
+    # Rules: Markdown rendered, raw HTML not passed through.
+    assert "<h1>Rules</h1>" in contest["rules_html"] and "<script>" not in contest["rules_html"]
+
+    r = await api.http.get("/api/contests/class-2030/archive")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/gzip"
+    path = tmp_path / "contest.tar.gz"
+    path.write_bytes(r.content)
+    report = await trio.to_thread.run_sync(lambda: archive.verify(path, replay_matches=2))
+    assert report.problems == []
+    assert report.replays_verified == 6 and report.replayed == 2
+    members = archive.read(path)
+    entries = json.loads(members["entries.json"])
+    assert {e["user"] for e in entries} == {"alice", "bob", "carol"}
+    assert all(len(e["sha256"]) == 64 for e in entries)
+    assert "files/carol-class-2030@2/bot.py" in members
+
+    # Tampering: a replay's move, with the manifest made to match, is caught by the rules.
+    replay_name = next(n for n in sorted(members) if n.startswith("replays/"))
+    lines = members[replay_name].decode().splitlines(keepends=True)
+    turn = next(k for k, line in enumerate(lines) if not line.startswith("#"))
+    lines[turn] = lines[turn].replace("R", "S", 1) if "R" in lines[turn] else "S" + lines[turn][1:]
+    tampered = rewrite(path, tmp_path / "t1.tar.gz", {replay_name: "".join(lines).encode()})
+    problems = archive.verify(tampered).problems
+    assert any(p.startswith(replay_name) for p in problems), problems
+
+    # Tampering: one score in the results.
+    published = json.loads(members["results.json"])
+    published["standings"][0]["score"] = 0.001
+    leader = published["standings"][0]["entry"]
+    tampered = rewrite(
+        path, tmp_path / "t2.tar.gz", {"results.json": json.dumps(published).encode()}
+    )
+    problems = archive.verify(tampered).problems
+    assert any(f"{leader} score 0.001 published" in p for p in problems), problems
+
+    # Tampering without fixing the manifest: named by the manifest check too.
+    tampered = rewrite(
+        path, tmp_path / "t3.tar.gz", {"results.json": json.dumps(published).encode()}, fix=False
+    )
+    problems = archive.verify(tampered).problems
+    assert "results.json: its SHA-256 differs from MANIFEST.sha256" in problems
+
+    # The CLI: one line per discrepancy, exit status 1; 0 on the genuine archive.
+    from judge.cli import main
+
+    runner = CliRunner()
+    good = runner.invoke(main, ["contest", "verify", str(path)])
+    assert good.exit_code == 0, good.output
+    bad = runner.invoke(main, ["contest", "verify", str(tmp_path / "t2.tar.gz")])
+    assert bad.exit_code == 1 and f"{leader} score 0.001 published" in bad.output
+
+
+def rewrite(source: Path, dest: Path, changes: dict[str, bytes], *, fix: bool = True) -> Path:
+    members = archive.read(source)
+    members.update(changes)
+    if fix:
+        members.pop(archive.MANIFEST)
+        members[archive.MANIFEST] = archive.manifest(members)
+    with tarfile.open(dest, "w:gz") as out:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    return dest
+
+
+async def test_contest_definitions_are_checked(api: Api) -> None:
+    admin = api.auth(api.admin)
+    token = await api.user("erin")
+    assert (
+        await api.http.post("/api/contests", json=definition(), headers=api.auth(token))
+    ).status_code == 403
+    bad = await api.http.post("/api/contests", json=definition(closes=iso(T0)), headers=admin)
+    assert bad.status_code == 400 and "closes must be after opens" in bad.json()["error"]
+    unknown = await api.http.post("/api/contests", json=definition(prize=1), headers=admin)
+    assert unknown.status_code == 422 and "prize" in unknown.json()["error"]
+    options = await api.http.post(
+        "/api/contests", json=definition(options={"turns": -1}), headers=admin
+    )
+    assert options.status_code == 400 and "turns" in options.json()["error"]
+    assert (
+        await api.http.post("/api/contests", json=definition(), headers=admin)
+    ).status_code == 201
+    again = await api.http.post("/api/contests", json=definition(), headers=admin)
+    assert again.status_code == 409
+    listed = (await api.http.get("/api/contests")).json()
+    assert [c["name"] for c in listed] == ["class-2030"]
+    assert (await api.http.get("/api/contests/nope")).status_code == 404
+
+
+def test_results_ties_at_the_top_and_intervals() -> None:
+    assert shares([1, 2]) == [1.0, 0.0] and shares([1, 1]) == [0.5, 0.5]
+    assert shares([1, 2, 2]) == [1.0, 0.25, 0.25]
+    # a and b split their games; both beat c every time: a and b are tied at the top.
+    matches = []
+    for k in range(20):
+        first, second = ("a", "b") if k % 2 else ("b", "a")
+        matches.append(FinalMatch(f"m{k:02}", (first, second), (1, 2), f"{k:064x}"))
+        matches.append(FinalMatch(f"n{k:02}", ("a", "c"), (1, 2), f"{k + 50:064x}"))
+        matches.append(FinalMatch(f"o{k:02}", ("c", "b"), (2, 1), f"{k + 99:064x}"))
+    results = compute(["a", "b", "c"], matches)
+    ranks = {r.entry: (r.rank, r.tied) for r in results.standings}
+    assert ranks == {"a": (1, True), "b": (1, True), "c": (3, False)}
+    c = next(r for r in results.standings if r.entry == "c")
+    assert c.score == c.low == c.high == 0.0
+    # The same replays give the same numbers: the bootstrap is seeded from them.
+    assert compute(["a", "b", "c"], list(reversed(matches))) == results
+    other = [
+        FinalMatch(
+            m.match_id, m.names, m.ranks, hashlib.sha256(m.replay_sha256.encode()).hexdigest()
+        )
+        for m in matches
+    ]
+    assert compute(["a", "b", "c"], other).seed != results.seed
+
+
+def test_rules_markdown_is_sanitised() -> None:
+    html = rules_html(
+        "**bold** [x](javascript:alert(1)) <img src=x onerror=alert(1)>\n\n| a |\n|---|\n| 1 |"
+    )
+    assert "<strong>bold</strong>" in html
+    assert "href=\"javascript" not in html and "<img" not in html  # shown as text only
+    assert "&lt;img" in html
+    link = rules_html("[the kit](https://example.org/kit)")
+    assert 'href="https://example.org/kit"' in link and "noopener" in link
+    assert "<table>" in html
