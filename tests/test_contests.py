@@ -151,7 +151,7 @@ async def run_contest(api: Api, clock: Clock) -> dict[str, str]:
 
     mine = await wait_for_checks(api, tokens["carol"])
     assert mine["left_today"] == 0 and len(mine["submissions"]) == 2
-    assert mine["counting"] == "carol-class-2030@2"
+    assert mine["counted"] == "carol-class-2030@2"
     assert all(s["state"] == "ready" for s in mine["submissions"])
 
     # The contest's own ladder plays its entries only.

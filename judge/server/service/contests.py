@@ -305,7 +305,7 @@ class Contests:
             "left_today": await self._left_today(name, user.id, spec, now),
             "resets": datetime.fromtimestamp(day_start(now) + DAY, UTC).isoformat(),
             "counts": spec.counts,
-            "counting": counting.entry if counting else None,
+            "counted": counting.entry if counting else None,
             "submissions": [
                 {
                     "entry": e.entry,

@@ -180,18 +180,18 @@ pages["contest-mine"] = async (main) => {
 
   async function load() {
     const mine = await api(`${base}/me`);
-    const rows = mine.submissions.map((s) => h("tr", { class: s.entry === mine.counting ? "counting" : null },
+    const rows = mine.submissions.map((s) => h("tr", { class: s.entry === mine.counted ? "counting" : null },
       h("td", {}, h("a", { href: `/bots/${s.bot_id}` }, s.entry)), h("td", {}, when(s.submitted)),
       h("td", {}, statusSpan(s.state)),
       h("td", {}, s.smoke_match ? h("a", { href: `/matches/${s.smoke_match}` }, "check match") : ""),
       h("td", { class: "message" }, s.message),
-      h("td", {}, s.entry === mine.counting ? "counts" : (mine.counts === "chosen" && s.state === "ready"
+      h("td", {}, s.entry === mine.counted ? "counts" : (mine.counts === "chosen" && s.state === "ready"
         ? h("button", { onclick: async () => { await api(`${base}/choice`, { method: "POST", json: { entry: s.entry } }); await load(); } }, "choose")
         : ""))));
     box.replaceChildren(
       h("p", { id: "left-today" }, `${mine.left_today} of ${mine.limit} submissions left today (UTC day; resets ${mine.resets.replace("+00:00", "Z")})`),
       h("p", {}, mine.may_enter ? `The contest is ${mine.phase}.` : "You are not among this contest's entrants."),
-      h("p", {}, mine.counting ? `Counting: ${mine.counting} (${mine.counts === "chosen" ? "your choice, or else your latest checked version" : "your latest checked version"})`
+      h("p", {}, mine.counted ? `Counting: ${mine.counted} (${mine.counts === "chosen" ? "your choice, or else your latest checked version" : "your latest checked version"})`
         : "No version of yours has passed its check yet."),
       mine.submissions.length ? h("table", { id: "submissions" },
         h("thead", {}, h("tr", {}, ["version", "submitted", "check", "", "result of the check", ""].map((t) => h("th", {}, t)))),
