@@ -74,6 +74,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_collusion": ("slow",),
     "test_contests": ("slow",),
     "test_contests_browser": ("slow", "browser"),
+    "test_contests_cli": ("slow",),
     "test_contests_postgres": ("slow", "postgres"),
     "test_corpus_rpscontest": ("slow",),
     "test_evaluate": ("slow",),
