@@ -446,3 +446,53 @@ async def test_contest_storage_on_sqlite(tmp_path: Path) -> None:
         await check_contest_storage(storage)
     finally:
         await storage.close()
+
+
+async def test_the_chosen_version_counts(api: Api) -> None:
+    clock = Clock(T0 + 120)
+    api.service.contests.clock = clock
+    spec = definition(counts="chosen", ladder=False, entrants="everyone", name="choosy")
+    assert (
+        await api.http.post("/api/contests", json=spec, headers=api.auth(api.admin))
+    ).status_code == 201
+    alice = await api.user("alice")
+    for move in "PR":
+        r = await submit(api, alice, FIXED_BOT.format(move=move), name="choosy")
+        assert r.status_code == 202, r.text
+    with trio.fail_after(120):
+        while True:
+            mine = (await api.http.get("/api/contests/choosy/me", headers=api.auth(alice))).json()
+            if all(s["state"] == "ready" for s in mine["submissions"]):
+                break
+            await trio.sleep(0.1)
+    assert mine["counted"] == "alice-choosy@2"  # the latest, until she chooses
+    r = await api.http.post(
+        "/api/contests/choosy/choice", json={"entry": "alice-choosy@1"}, headers=api.auth(alice)
+    )
+    assert r.status_code == 200 and r.json()["counted"] == "alice-choosy@1"
+    board = (await api.http.get("/api/contests/choosy/board")).json()
+    assert [row["entry"] for row in board["rows"]] == ["alice-choosy@1"]
+    missing = await api.http.post(
+        "/api/contests/choosy/choice", json={"entry": "alice-choosy@9"}, headers=api.auth(alice)
+    )
+    assert missing.status_code == 404
+    bob = await api.user("bob")
+    theirs = await api.http.post(
+        "/api/contests/choosy/choice", json={"entry": "alice-choosy@2"}, headers=api.auth(bob)
+    )
+    assert theirs.status_code == 404 and "not one of your entries" in theirs.json()["error"]
+
+
+def test_verify_refuses_what_is_not_an_archive(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"not an archive at all")
+    [problem] = archive.verify(junk).problems
+    assert problem.startswith("cannot read")
+    linked = tmp_path / "linked.tar.gz"
+    with tarfile.open(linked, "w:gz") as out:
+        info = tarfile.TarInfo("replays/x.replay")
+        info.type = tarfile.SYMTYPE
+        info.linkname = "/etc/passwd"
+        out.addfile(info)
+    [problem] = archive.verify(linked).problems
+    assert "not a plain file" in problem

@@ -81,7 +81,7 @@ class Contests:
             self._wake = trio.Event()
             try:
                 await self.tick()
-            except Exception:  # a bug here must not stop the server
+            except Exception:  # storage trouble: try again next tick, never stop the server
                 log.exception("contest bookkeeping failed")
             with trio.move_on_after(TICK):
                 await self._wake.wait()
@@ -108,11 +108,8 @@ class Contests:
                     await self._top_up_ladder(contest, spec)
                 elif contest.stage == "final":
                     await self._finish_if_done(contest, spec)
-            except Exception as exc:
-                log.exception("contest failed", contest=contest.name)
-                await self.storage.update_contest(
-                    contest.name, stage="error", error=f"internal error: {exc}", finished=now
-                )
+            except Exception:  # storage trouble or a bug: logged, tried again next tick
+                log.exception("contest bookkeeping failed", contest=contest.name)
 
     # -- creating and reading ---------------------------------------------------------
     async def create(self, user: User, data: dict[str, Any]) -> Contest:
