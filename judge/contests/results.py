@@ -121,24 +121,29 @@ def compute(entries: Sequence[str], matches: Sequence[FinalMatch]) -> Results:
                 points[entry][other] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
                 games[entry][other] += 1
 
-    def means(sample: Sequence[list[tuple[int, float]]]) -> list[float | None]:
+    def means(weights: Sequence[int]) -> list[float | None]:
+        """Each entry's mean share, every match counted ``weights[m]`` times."""
         totals, counts = [0.0] * n, [0] * n
-        for seats in sample:
-            for entry, share in seats:
-                totals[entry] += share
-                counts[entry] += 1
+        for seats, weight in zip(contributions, weights, strict=True):
+            if weight:
+                for entry, share in seats:
+                    totals[entry] += share * weight
+                    counts[entry] += weight
         return [totals[i] / counts[i] if counts[i] else None for i in range(n)]
 
     seed = bootstrap_seed(ordered)
     rng = random.Random(int(seed, 16))
     resampled: list[list[float]] = [[] for _ in range(n)]
+    indices = range(len(contributions))
     if contributions:
         for _ in range(BOOTSTRAP_RESAMPLES):
-            sample = rng.choices(contributions, k=len(contributions))
-            for i, value in enumerate(means(sample)):
+            weights = [0] * len(contributions)
+            for drawn in rng.choices(indices, k=len(contributions)):
+                weights[drawn] += 1
+            for i, value in enumerate(means(weights)):
                 if value is not None:
                     resampled[i].append(value)
-    observed = means(contributions)
+    observed = means([1] * len(contributions))
     tail = (1 - CONFIDENCE) / 2
     rows = []
     for i, name in enumerate(entries):

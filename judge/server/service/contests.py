@@ -560,7 +560,8 @@ class Contests:
                 continue
             text = await self.replay_bytes(match.id)
             finals.append(final_match(match, text))
-        results = compute(names, finals)
+        # The bootstrap takes seconds for a large round: not on the event loop.
+        results = await trio.to_thread.run_sync(compute, names, finals)
         await self.storage.update_contest(
             contest.name,
             stage="finished",
