@@ -428,6 +428,28 @@ async def check_contest_storage(storage: Storage) -> None:
         await storage.add_contest_matches("c0", "final", [(finals[0], 10)])
     assert await storage.contest_matches("c0") == []
 
+    # The final round starts once, whoever tries first (several servers on one database).
+    extra = Match(
+        id="f9",
+        game="rps",
+        kind="final",
+        status="queued",
+        seats=seats,
+        options={},
+        seed=9,
+        created=9.0,
+    )
+    assert await storage.start_contest_final(
+        "c0", {"entries": [], "matches": ["f9"]}, [(extra, 10)]
+    )
+    assert not await storage.start_contest_final("c0", {"entries": []}, [(extra, 10)])
+    got0 = await storage.get_contest("c0")
+    assert (
+        got0 is not None
+        and got0.stage == "final"
+        and got0.final == {"entries": [], "matches": ["f9"]}
+    )
+    assert [m.id for m in await storage.contest_matches("c0", kind="final")] == ["f9"]
     await storage.update_contest("c1", stage="final", final={"entries": [], "matches": ["f0"]})
     await storage.update_contest("c1", stage="finished", results={"standings": []}, finished=9.0)
     got = await storage.get_contest("c1")
@@ -436,7 +458,7 @@ async def check_contest_storage(storage: Storage) -> None:
     # Every row travels with judge db copy.
     rows = await storage.export_rows()
     assert len(rows["contests"]) == 2 and len(rows["contest_entries"]) == 2
-    assert len(rows["contest_matches"]) == 4
+    assert len(rows["contest_matches"]) == 5
 
 
 async def test_contest_storage_on_sqlite(tmp_path: Path) -> None:

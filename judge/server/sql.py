@@ -843,6 +843,27 @@ class SqlStorage(Storage):
 
         await self._tx(fn)
 
+    async def start_contest_final(
+        self, contest: str, final: dict[str, Any], matches: Sequence[tuple[Match, int]]
+    ) -> bool:
+        def fn(c: Any) -> bool:
+            moved = c.execute(
+                "UPDATE contests SET stage = 'final', final = ? WHERE name = ? "
+                "AND stage = 'entries'",
+                (json.dumps(final), contest),
+            )
+            if moved.rowcount != 1:
+                return False
+            for match, priority in matches:
+                self._insert_match(c, match, priority)
+            c.executemany(
+                "INSERT INTO contest_matches (contest, match_id, kind) VALUES (?, ?, 'final')",
+                [(contest, match.id) for match, _ in matches],
+            )
+            return True
+
+        return await self._tx(fn)
+
     async def contest_matches(self, contest: str, *, kind: str | None = None) -> list[Match]:
         sql = (
             "SELECT m.* FROM matches m JOIN contest_matches k ON k.match_id = m.id "

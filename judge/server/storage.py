@@ -328,5 +328,13 @@ class Storage(ABC):
         """Queue (match, priority) pairs as the contest's, in one transaction."""
 
     @abstractmethod
+    async def start_contest_final(
+        self, contest: str, final: dict[str, Any], matches: Sequence[tuple[Match, int]]
+    ) -> bool:
+        """In one transaction: the contest from stage ``entries`` to ``final`` with its frozen
+        entries and plan, and its final matches queued. False (nothing changed) when it is not
+        at ``entries`` any more: another server on the database started the round first."""
+
+    @abstractmethod
     async def contest_matches(self, contest: str, *, kind: str | None = None) -> list[Match]:
         """The contest's matches (of one kind: ``contest`` ladder or ``final``), oldest first."""

@@ -371,8 +371,13 @@ class Contests:
         if not matches:
             return
         await self.storage.add_contest_matches(name, kind, matches)
+        self._announce([m for m, _ in matches])
+
+    def _announce(self, matches: list[Match]) -> None:
+        """Queued matches: live streams ready for them (alone on a database), the
+        dispatcher woken."""
         if not self.storage.shared:
-            for match, _ in matches:
+            for match in matches:
                 self.ctx.hub.add(match.id)
         self.scheduler.wake()
 
@@ -515,16 +520,14 @@ class Contests:
                     seed=seed,
                 )
                 planned.append((match, PRIORITY["final"]))
-        await self.storage.update_contest(
-            contest.name,
-            stage="final",
-            final={
-                "entries": frozen,
-                "frozen_at": self.clock(),
-                "matches": [m.id for m, _ in planned],
-            },
-        )
-        await self._queue(contest.name, "final", planned)
+        final_state = {
+            "entries": frozen,
+            "frozen_at": self.clock(),
+            "matches": [m.id for m, _ in planned],
+        }
+        if not await self.storage.start_contest_final(contest.name, final_state, planned):
+            return  # another server on the database started it
+        self._announce([m for m, _ in planned])
         log.info("contest final round queued", contest=contest.name, matches=len(planned))
         self.wake()
 
