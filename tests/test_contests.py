@@ -309,6 +309,10 @@ async def test_contest_definitions_are_checked(api: Api) -> None:
     ).status_code == 201
     again = await api.http.post("/api/contests", json=definition(), headers=admin)
     assert again.status_code == 409
+    for page in ("/contests", "/contests/class-2030?tab=results", "/contests/class-2030/mine"):
+        served = await api.http.get(page)
+        assert served.status_code == 200 and "text/html" in served.headers["content-type"], page
+    assert "/api/contests/{name}/archive" in (await api.http.get("/openapi.json")).json()["paths"]
     listed = (await api.http.get("/api/contests")).json()
     assert [c["name"] for c in listed] == ["class-2030"]
     assert (await api.http.get("/api/contests/nope")).status_code == 404

@@ -19,6 +19,7 @@ from starlette.background import BackgroundTask
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Route
 
 from judge.contests.definition import ContestSpec
 from judge.server.records import Bot, Match, User, Version
@@ -217,13 +218,12 @@ def contest_router(service: Service) -> APIRouter:
     def page(file: str) -> Any:
         html = (STATIC / file).read_text()
 
-        async def serve_page() -> HTMLResponse:
+        async def serve_page(request: Request) -> Response:
             return HTMLResponse(html, headers={"cache-control": "no-cache"})
 
         return serve_page
 
+    # Plain routes, as the other pages: not in the API document, any query string welcome.
     for route, file in PAGES.items():
-        router.add_api_route(
-            route, page(file), methods=["GET"], include_in_schema=False, response_class=HTMLResponse
-        )
+        router.routes.append(Route(route, page(file), methods=["GET"]))
     return router
