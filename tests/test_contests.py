@@ -522,3 +522,32 @@ def test_verify_refuses_what_is_not_an_archive(tmp_path: Path) -> None:
         out.addfile(info)
     [problem] = archive.verify(linked).problems
     assert "not a plain file" in problem
+
+
+async def test_a_final_round_in_the_games_own_format_and_a_lone_entry(api: Api) -> None:
+    clock = Clock(T0 + 120)
+    api.service.contests.clock = clock
+    admin = api.auth(api.admin)
+    own = definition(name="own", entrants="everyone", ladder=False, final={"format": "game"})
+    lone = definition(name="lone", entrants="everyone", ladder=False)
+    for spec in (own, lone):
+        assert (await api.http.post("/api/contests", json=spec, headers=admin)).status_code == 201
+    tokens = {user: await api.user(user) for user in ("ann", "ben")}
+    for user, move in (("ann", "P"), ("ben", "R")):
+        r = await submit(api, tokens[user], FIXED_BOT.format(move=move), name="own")
+        assert r.status_code == 202, r.text
+    r = await submit(api, tokens["ann"], FIXED_BOT.format(move="S"), name="lone")
+    assert r.status_code == 202, r.text
+    clock.now = T0 + 3601
+    api.service.contests.wake()
+    for name in ("own", "lone"):
+        await wait_for(api, f"/api/contests/{name}", lambda c: c["phase"] in ("finished", "error"))
+    own_view = (await api.http.get("/api/contests/own")).json()
+    # rps's own format: a round robin of one match per pair
+    assert own_view["phase"] == "finished" and own_view["final"]["total"] == 1
+    [first, second] = own_view["results"]["standings"]
+    assert (first["entry"], first["rank"], second["rank"]) == ("ann-own@1", 1, 2)
+    lone_view = (await api.http.get("/api/contests/lone")).json()
+    assert lone_view["final"]["total"] == 0
+    [only] = lone_view["results"]["standings"]
+    assert only["entry"] == "ann-lone@1" and only["matches"] == 0 and only["rank"] == 1
