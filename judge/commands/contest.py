@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from judge.commands.server import Client, _pack, _token, server_option, token_option
+from judge.sandbox.base import LAYERS
 
 
 @click.group("contest")
@@ -152,13 +153,32 @@ def fetch_archive(name: str, server: str, output: Path | None) -> None:
     show_default=True,
     help="play N sampled matches again from the archived files; compare turn for turn",
 )
+@click.option(
+    "--sandbox",
+    "layer",
+    type=click.Choice(LAYERS),
+    default=None,
+    help="isolation of the bots played again (default: the strongest available)",
+)
+@click.option(
+    "--min-sandbox",
+    "min_layer",
+    type=click.Choice(LAYERS),
+    default=None,
+    help="refuse to play bots again below this isolation layer",
+)
 @click.option("--json", "as_json", is_flag=True, help="one JSON object")
-def verify(archive: Path, replay_matches: int, as_json: bool) -> None:
+def verify(
+    archive: Path, replay_matches: int, layer: str | None, min_layer: str | None, as_json: bool
+) -> None:
     """Check a contest ARCHIVE: manifest, every replay, the results recomputed; one line per
     discrepancy and exit status 1 on any."""
+    from judge.commands.common import sandbox_or_exit
     from judge.contests.archive import verify as verify_archive
 
-    report = verify_archive(archive, replay_matches=replay_matches)
+    # The archived bots are other people's code: played again only in a sandbox.
+    sandbox = sandbox_or_exit(layer, min_layer) if replay_matches else None
+    report = verify_archive(archive, replay_matches=replay_matches, sandbox=sandbox)
     if as_json:
         payload: dict[str, Any] = {
             "ok": not report.problems,

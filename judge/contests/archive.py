@@ -254,7 +254,9 @@ def compare_results(published: Results, recomputed: Results, report: Report) -> 
 
 
 def verify(path: Path, *, replay_matches: int = 0, sandbox: Any = None) -> Report:
-    """Every check of the module docstring; the report lists each discrepancy."""
+    """Every check of the module docstring; the report lists each discrepancy. Matches
+    played again run in ``sandbox`` (default: the strongest layer this machine has): the
+    archived bots are anyone's code."""
     report = Report()
     try:
         members = read(path)
@@ -303,7 +305,11 @@ def verify(path: Path, *, replay_matches: int = 0, sandbox: Any = None) -> Repor
         if published is not None:
             compare_results(published, compute(names, final), report)
         if replay_matches and spec is not None:
-            _replay_sample(spec, entries, matches, members, replay_matches, work, report)
+            if sandbox is None:
+                from judge.sandbox.select import default_sandbox
+
+                sandbox = default_sandbox()
+            _replay_sample(spec, entries, matches, members, replay_matches, work, report, sandbox)
     return report
 
 
@@ -315,6 +321,7 @@ def _replay_sample(
     count: int,
     work: Path,
     report: Report,
+    sandbox: Any,
 ) -> None:
     """Play ``count`` sampled finished matches again from the archived files; compare."""
     if not all(e.files for e in entries):
@@ -334,7 +341,7 @@ def _replay_sample(
             target.chmod(0o755)
     by_entry = {e.entry: e for e in entries}
     for match in sample:
-        problem = replay_again(spec.game, match, by_entry, members, boxes, work, report)
+        problem = replay_again(spec.game, match, by_entry, members, boxes, work, sandbox)
         if problem:
             report.problem(f"replays/{match.id}.replay: played again, {problem}")
         report.replayed += 1
@@ -347,7 +354,7 @@ def replay_again(
     members: dict[str, bytes],
     boxes: Path,
     work: Path,
-    report: Report,
+    sandbox: Any,
 ) -> str | None:
     """Play one archived match again with the archived files: None if every turn is equal,
     else where it first differs."""
@@ -375,7 +382,7 @@ def replay_again(
         match_id=match.id,
     )
     again = work / f"{match.id}.again.replay"
-    trio.run(lambda: run_match(spec, replay_path=again))
+    trio.run(lambda: run_match(spec, sandbox=sandbox, replay_path=again))
 
     def body(path: Path) -> list[str]:
         lines = []
