@@ -304,6 +304,9 @@ async def test_contest_definitions_are_checked(api: Api) -> None:
         "/api/contests", json=definition(options={"turns": -1}), headers=admin
     )
     assert options.status_code == 400 and "turns" in options.json()["error"]
+    settings = definition(final={"format": "game", "settings": {"runs": 0}})
+    refused = await api.http.post("/api/contests", json=settings, headers=admin)
+    assert refused.status_code == 400 and "bad final round" in refused.json()["error"]
     assert (
         await api.http.post("/api/contests", json=definition(), headers=admin)
     ).status_code == 201

@@ -29,7 +29,7 @@ from judge.contests.results import FinalMatch, compute
 from judge.server import ladder as rating
 from judge.server import tournaments as planning
 from judge.server.blobs import tree_key
-from judge.server.records import Bot, Contest, ContestEntry, Match, Rating, User, Version
+from judge.server.records import Bot, Contest, ContestEntry, Match, Rating, Seat, User, Version
 from judge.server.service.catalog import Catalog, seat_of
 from judge.server.service.common import (
     FINAL,
@@ -129,6 +129,14 @@ class Contests:
                 f"{game} takes {cls.seats_text()} bots: use the final format 'game', not "
                 "round_robin"
             )
+        if final.format == "game":
+            # Settings the tourney refuses would only show at closes: refuse them now.
+            placeholders = [Seat(name=f"entry{i}") for i in range(max(2, cls.min_seats))]
+            settings = {**final.settings, "options": updates["options"], "seed": 0}
+            try:
+                planning.tourney_spec(game, placeholders, settings)
+            except planning.TournamentRefused as exc:
+                raise BadRequest(f"bad final round: {exc}") from None
         spec = spec.model_copy(update={**updates, "final": final})
         contest = Contest(
             name=spec.name,
