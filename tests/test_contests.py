@@ -22,10 +22,10 @@ from judge.contests import archive
 from judge.contests.results import FinalMatch, compute, shares
 from judge.server.app import build_app
 from judge.server.config import ServerConfig
+from judge.server.contests import rules_html
 from judge.server.db import storage_for
 from judge.server.records import Contest, Launch, Match, Seat
 from judge.server.service import Service
-from judge.server.service.contests import rules_html
 from judge.server.storage import Conflict, Storage
 from tests.server_helpers import PY_BOT
 from tests.test_server_api import Api

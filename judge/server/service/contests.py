@@ -9,7 +9,6 @@ which the contest loop runs every ``TICK`` seconds and whenever one of its match
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 import time
@@ -25,11 +24,21 @@ from games import get_game
 from judge import logs
 from judge.contests import archive as contest_archive
 from judge.contests.definition import ContestSpec, describe_errors
-from judge.contests.results import FinalMatch, compute
+from judge.contests.results import compute
 from judge.server import ladder as rating
 from judge.server import tournaments as planning
 from judge.server.blobs import tree_key
-from judge.server.records import Bot, Contest, ContestEntry, Match, Rating, Seat, User, Version
+from judge.server.contests import (
+    DAY,
+    counting_entry,
+    day_start,
+    default_bot_name,
+    entry_bot,
+    final_match,
+    ladder_ratings,
+    rules_html,
+)
+from judge.server.records import Bot, Contest, ContestEntry, Match, Seat, User, Version
 from judge.server.service.catalog import Catalog, seat_of
 from judge.server.service.common import (
     FINAL,
@@ -49,12 +58,6 @@ from judge.server.storage import Conflict
 log = logs.get_logger("judge.server")
 
 TICK = 1.0
-DAY = 86400
-
-
-def day_start(now: float) -> float:
-    """The start of the UTC day ``now`` is in (daily limits reset then, as Kaggle's do)."""
-    return now - now % DAY
 
 
 def parse_spec(data: dict[str, Any]) -> ContestSpec:
@@ -347,7 +350,7 @@ class Contests:
         wanted = self.ctx.config.ladder_backlog - backlog
         if wanted <= 0:
             return
-        ratings = self._ratings(matches, spec, before=None)[0]
+        ratings = ladder_ratings(matches, spec.game, before=None)[0]
         played: dict[tuple[int, int], int] = {}
         for match in matches:
             if match.status in ("queued", "running", "finished"):
@@ -389,58 +392,13 @@ class Contests:
                 self.ctx.hub.add(match.id)
         self.scheduler.wake()
 
-    def _ratings(
-        self, matches: list[Match], spec: ContestSpec, *, before: float | None
-    ) -> tuple[dict[tuple[int, int], Rating], list[dict[str, Any]]]:
-        """OpenSkill ratings from the contest's finished ladder matches in the order they
-        ended (those ended before ``before`` only), and each match's new ratings."""
-        ratings: dict[tuple[int, int], Rating] = {}
-        history: list[dict[str, Any]] = []
-        done = [
-            m
-            for m in matches
-            if m.status == "finished"
-            and m.result is not None
-            and rating.rating_relevant(m.result)
-            and (before is None or (m.finished or 0) < before)
-        ]
-        for match in sorted(done, key=lambda m: (m.finished or 0, m.id)):
-            assert match.result is not None
-            seats = [
-                ratings.get((s.bot_id or 0, s.version or 0))
-                or Rating(
-                    bot_id=s.bot_id or 0,
-                    version=s.version or 0,
-                    game=spec.game,
-                    mu=rating.INITIAL[0],
-                    sigma=rating.INITIAL[1],
-                )
-                for s in match.seats
-            ]
-            for seat, new in zip(match.seats, rating.rate(seats, match.result), strict=True):
-                ratings[(new.bot_id, new.version)] = new
-                history.append(
-                    {
-                        "entry": seat.name,
-                        "bot_id": new.bot_id,
-                        "version": new.version,
-                        "match_id": match.id,
-                        "at": match.finished,
-                        "mu": new.mu,
-                        "sigma": new.sigma,
-                        "score": round(new.mu - 3 * new.sigma, 3),
-                        "games": new.games,
-                    }
-                )
-        return ratings, history
-
     async def board(self, name: str) -> dict[str, Any]:
         """The contest's own leaderboard: its current entries, rated on its ladder only;
         during a freeze, as it stood when the freeze began."""
         contest, spec = await self.contest_or_404(name)
         frozen_at = self._frozen_at(contest, spec)
         matches = await self.storage.contest_matches(name, kind="contest")
-        ratings, history = self._ratings(matches, spec, before=frozen_at)
+        ratings, history = ladder_ratings(matches, spec.game, before=frozen_at)
         rows: list[dict[str, Any]] = []
         for entry in await self.current_entries(name, spec):
             found = ratings.get((entry.bot_id, entry.version))
@@ -648,64 +606,3 @@ class Contests:
         dest = work / f"{name}.tar.gz"
         await trio.to_thread.run_sync(contest_archive.write, dest, members, trees)
         return dest
-
-
-def default_bot_name(user: str, contest: str) -> str:
-    return f"{user}-{contest}"[:40].rstrip("-_.") or user
-
-
-def entry_bot(entry: ContestEntry) -> Bot:
-    """An entry as a Bot whose current version is the entry (for seats and pairing)."""
-    return Bot(
-        id=entry.bot_id,
-        name=entry.bot,
-        owner_id=entry.user_id,
-        owner=entry.user,
-        game="",
-        enabled=True,
-        deleted=False,
-        created=entry.submitted,
-        latest_version=entry.version,
-    )
-
-
-def counting_entry(entries: list[ContestEntry], spec: ContestSpec) -> ContestEntry | None:
-    """The entry of one user that counts: the chosen one (when the contest lets entrants
-    choose and it passed its check), else the latest that passed its check."""
-    ready = [e for e in entries if e.state == "ready" and e.submitted < spec.closes_at]
-    if not ready:
-        return None
-    if spec.counts == "chosen":
-        chosen = [e for e in ready if e.chosen]
-        if chosen:
-            return chosen[-1]
-    return max(ready, key=lambda e: (e.submitted, e.version))
-
-
-def final_match(match: Match, replay: bytes) -> FinalMatch:
-    """A finished final match as the results count it: ranks from its replay's result line
-    (what an archive's reader sees), with the replay's SHA-256."""
-    ranks: tuple[int, ...] = ()
-    for line in reversed(replay.decode(errors="replace").splitlines()):
-        if line.startswith("#result "):
-            players = json.loads(line.removeprefix("#result "))["players"]
-            ranks = tuple(int(p["rank"]) for p in sorted(players, key=lambda p: p["seat"]))
-            break
-    if not ranks and match.result is not None:
-        players = match.result["players"]
-        ranks = tuple(int(p["rank"]) for p in sorted(players, key=lambda p: p["seat"]))
-    return FinalMatch(
-        match.id,
-        tuple(s.name for s in match.seats),
-        ranks,
-        hashlib.sha256(replay).hexdigest(),
-    )
-
-
-def rules_html(markdown: str) -> str:
-    """The rules text as HTML: Markdown (CommonMark, raw HTML off), then sanitised."""
-    import nh3
-    from markdown_it import MarkdownIt
-
-    rendered = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
-    return nh3.clean(rendered, link_rel="noopener noreferrer nofollow")
