@@ -249,6 +249,14 @@ async def check_contest_life(api: Api, tmp_path: Path) -> None:
     problems = archive.verify(tampered).problems
     assert any(p.startswith(replay_name) for p in problems), problems
 
+    # Tampering: another match's replay in its place.
+    others = [n for n in sorted(members) if n.startswith("replays/") and n != replay_name]
+    tampered = rewrite(path, tmp_path / "t0.tar.gz", {replay_name: members[others[0]]})
+    problems = archive.verify(tampered).problems
+    assert any(p.startswith(f"{replay_name}: it is the replay of match") for p in problems), (
+        problems
+    )
+
     # Tampering: one score in the results.
     published = json.loads(members["results.json"])
     published["standings"][0]["score"] = 0.001
