@@ -562,3 +562,57 @@ async def test_a_final_round_in_the_games_own_format_and_a_lone_entry(api: Api) 
     assert lone_view["final"]["total"] == 0
     [only] = lone_view["results"]["standings"]
     assert only["entry"] == "ann-lone@1" and only["matches"] == 0 and only["rank"] == 1
+
+
+async def test_a_restart_during_the_final_round_loses_nothing(tmp_path: Path) -> None:
+    """The server stops once the final round is queued; the next one plays what is left,
+    publishes the results, and the archive verifies."""
+    data = tmp_path / "data"
+    data.mkdir()
+    url = f"sqlite:///{data / 'judge.sqlite3'}"
+    clock = Clock(T0 + 120)
+    async with trio.open_nursery() as outer:
+        scope = trio.CancelScope()
+
+        async def first_server(task_status: trio.TaskStatus[Api]) -> None:
+            with scope:
+                async with trio.open_nursery() as inner:
+                    api = await open_contest_api(data, inner, storage_for(url))
+                    task_status.started(api)
+                    await trio.sleep_forever()
+
+        api = await outer.start(first_server)
+        api.service.contests.clock = clock
+        spec = definition(ladder=False, options={"turns": 300})
+        assert (
+            await api.http.post("/api/contests", json=spec, headers=api.auth(api.admin))
+        ).status_code == 201
+        for user, move in (("alice", "P"), ("bob", "R"), ("carol", "S")):
+            token = await api.user(user)
+            assert (await submit(api, token, FIXED_BOT.format(move=move))).status_code == 202
+            await wait_for_checks(api, token)
+        clock.now = T0 + 3601
+        api.service.contests.wake()
+        await wait_for(
+            api, "/api/contests/class-2030", lambda c: c["phase"] in ("final", "finished")
+        )
+        scope.cancel()
+    await api.http.aclose()
+    await api.service.close()
+
+    async with trio.open_nursery() as nursery:
+        again = await open_contest_api(data, nursery, storage_for(url))
+        again.service.contests.clock = clock
+        contest = await wait_for(
+            again, "/api/contests/class-2030", lambda c: c["phase"] in ("finished", "error")
+        )
+        assert contest["phase"] == "finished" and contest["final"]["done"] == 6
+        assert contest["final"]["failed"] == 0
+        r = await again.http.get("/api/contests/class-2030/archive")
+        path = tmp_path / "after-restart.tar.gz"
+        path.write_bytes(r.content)
+        report = await trio.to_thread.run_sync(archive.verify, path)
+        assert report.problems == [] and report.replays_verified == 6
+        await again.http.aclose()
+        await again.service.close()
+        nursery.cancel_scope.cancel()
