@@ -616,3 +616,40 @@ async def test_a_restart_during_the_final_round_loses_nothing(tmp_path: Path) ->
         await again.http.aclose()
         await again.service.close()
         nursery.cancel_scope.cancel()
+
+
+def test_ladder_ratings_update_as_matches_end() -> None:
+    from judge.server.contests import LadderRatings
+
+    seats = [Seat(bot_id=1, version=1, name="a@1"), Seat(bot_id=2, version=1, name="b@1")]
+
+    def ended(k: int, at: float, winner: int) -> Match:
+        players = [{"seat": s, "rank": 1 if s == winner else 2, "outcome": "ok"} for s in range(2)]
+        return Match(
+            id=f"m{k}",
+            game="rps",
+            kind="contest",
+            status="finished",
+            seats=seats,
+            options={},
+            seed=k,
+            created=at,
+            finished=at,
+            result={"players": players, "winner": winner},
+        )
+
+    matches = [ended(k, 10.0 + k, k % 3 == 0) for k in range(12)]
+    whole = LadderRatings("rps").update(matches)
+    step = LadderRatings("rps")
+    for k in range(0, 12, 4):
+        step = step.update(matches[: k + 4])
+    assert step.ratings == whole.ratings and step.history == whole.history
+    assert whole.ratings[(1, 1)].games == 12 and len(whole.history) == 24
+    # A match that ended before the last one applied: computed again from the start.
+    late = ended(99, 9.0, 1)
+    again = step.update([*matches, late])
+    assert again.ratings == LadderRatings("rps").update([late, *matches]).ratings
+    assert again.history[0]["match_id"] == "m99"
+    # Frozen: only what ended before the freeze.
+    frozen = LadderRatings("rps", before=15.0).update(matches)
+    assert frozen.ratings[(1, 1)].games == 5

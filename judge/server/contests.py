@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from judge.contests.definition import ContestSpec
@@ -24,37 +25,59 @@ def day_start(now: float) -> float:
     return now - now % DAY
 
 
-def ladder_ratings(
-    matches: list[Match], game: str, *, before: float | None
-) -> tuple[dict[tuple[int, int], Rating], list[dict[str, Any]]]:
-    """OpenSkill ratings from the contest's finished ladder matches in the order they
-    ended (those ended before ``before`` only), and each match's new ratings."""
-    ratings: dict[tuple[int, int], Rating] = {}
-    history: list[dict[str, Any]] = []
-    done = [
-        m
-        for m in matches
-        if m.status == "finished"
-        and m.result is not None
-        and rating.rating_relevant(m.result)
-        and (before is None or (m.finished or 0) < before)
-    ]
-    for match in sorted(done, key=lambda m: (m.finished or 0, m.id)):
+HISTORY_POINTS = 5000  # the newest rating changes a board carries for its chart
+
+
+@dataclass
+class LadderRatings:
+    """OpenSkill ratings from a contest's finished ladder matches, in the order they ended
+    (those ended before ``before`` only), and each match's new ratings. ``update`` applies
+    only the matches it has not seen, so the ladder and the board stay cheap as a long
+    contest's matches pile up; a match that ended out of order starts it over."""
+
+    game: str
+    before: float | None = None
+    ratings: dict[tuple[int, int], Rating] = field(default_factory=dict)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    last: tuple[float, str] = (0.0, "")
+
+    def update(self, matches: list[Match]) -> LadderRatings:
+        done = sorted(
+            (
+                m
+                for m in matches
+                if m.id not in self.seen
+                and m.status == "finished"
+                and m.result is not None
+                and rating.rating_relevant(m.result)
+                and (self.before is None or (m.finished or 0) < self.before)
+            ),
+            key=lambda m: (m.finished or 0, m.id),
+        )
+        if done and ((done[0].finished or 0), done[0].id) < self.last:
+            fresh = LadderRatings(self.game, self.before)
+            return fresh.update(matches)
+        for match in done:
+            self._apply(match)
+        return self
+
+    def _apply(self, match: Match) -> None:
         assert match.result is not None
         seats = [
-            ratings.get((s.bot_id or 0, s.version or 0))
+            self.ratings.get((s.bot_id or 0, s.version or 0))
             or Rating(
                 bot_id=s.bot_id or 0,
                 version=s.version or 0,
-                game=game,
+                game=self.game,
                 mu=rating.INITIAL[0],
                 sigma=rating.INITIAL[1],
             )
             for s in match.seats
         ]
         for seat, new in zip(match.seats, rating.rate(seats, match.result), strict=True):
-            ratings[(new.bot_id, new.version)] = new
-            history.append(
+            self.ratings[(new.bot_id, new.version)] = new
+            self.history.append(
                 {
                     "entry": seat.name,
                     "bot_id": new.bot_id,
@@ -67,7 +90,10 @@ def ladder_ratings(
                     "games": new.games,
                 }
             )
-    return ratings, history
+        self.seen.add(match.id)
+        self.last = (match.finished or 0, match.id)
+        if len(self.history) > 2 * HISTORY_POINTS:
+            del self.history[:-HISTORY_POINTS]
 
 
 def default_bot_name(user: str, contest: str) -> str:

@@ -30,12 +30,13 @@ from judge.server import tournaments as planning
 from judge.server.blobs import tree_key
 from judge.server.contests import (
     DAY,
+    HISTORY_POINTS,
+    LadderRatings,
     counting_entry,
     day_start,
     default_bot_name,
     entry_bot,
     final_match,
-    ladder_ratings,
     rules_html,
 )
 from judge.server.records import Bot, Contest, ContestEntry, Match, Seat, User, Version
@@ -76,6 +77,8 @@ class Contests:
         self.clock: Callable[[], float] = time.time
         self._wake = trio.Event()
         self._submitting: dict[tuple[str, int], trio.Lock] = {}
+        # Ratings per (contest, freeze time), brought up to date as matches end.
+        self._ratings: dict[tuple[str, float | None], LadderRatings] = {}
 
     # -- the loop ---------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -350,7 +353,7 @@ class Contests:
         wanted = self.ctx.config.ladder_backlog - backlog
         if wanted <= 0:
             return
-        ratings = ladder_ratings(matches, spec.game, before=None)[0]
+        ratings = self._ladder(contest.name, spec, matches, None).ratings
         played: dict[tuple[int, int], int] = {}
         for match in matches:
             if match.status in ("queued", "running", "finished"):
@@ -398,7 +401,8 @@ class Contests:
         contest, spec = await self.contest_or_404(name)
         frozen_at = self._frozen_at(contest, spec)
         matches = await self.storage.contest_matches(name, kind="contest")
-        ratings, history = ladder_ratings(matches, spec.game, before=frozen_at)
+        ladder = self._ladder(name, spec, matches, frozen_at)
+        ratings = ladder.ratings
         rows: list[dict[str, Any]] = []
         for entry in await self.current_entries(name, spec):
             found = ratings.get((entry.bot_id, entry.version))
@@ -425,8 +429,16 @@ class Contests:
             "frozen": frozen_at is not None,
             "as_of": frozen_at,
             "rows": rows,
-            "history": history,
+            "history": ladder.history[-HISTORY_POINTS:],
         }
+
+    def _ladder(
+        self, name: str, spec: ContestSpec, matches: list[Match], before: float | None
+    ) -> LadderRatings:
+        key = (name, before)
+        current = self._ratings.get(key) or LadderRatings(spec.game, before)
+        self._ratings[key] = current = current.update(matches)
+        return current
 
     def _frozen_at(self, contest: Contest, spec: ContestSpec) -> float | None:
         """When the board froze, while it is frozen (from the freeze to the results)."""
