@@ -142,6 +142,7 @@ class Manifest:
     run: str
     build: str | None
     name: str | None
+    contest: str | None = None  # `judge submit` enters the version into this contest
 
 
 def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
@@ -166,7 +167,12 @@ def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
     if build is not None:
         check_command(build, "build", allowed)
     name = data.get("name")
-    return Manifest(run=run, build=build, name=str(name) if name is not None else None)
+    contest = data.get("contest")
+    if contest is not None and not isinstance(contest, str):
+        raise BotError(f"{MANIFEST}: contest must be a contest's name")
+    return Manifest(
+        run=run, build=build, name=str(name) if name is not None else None, contest=contest
+    )
 
 
 def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSpec:

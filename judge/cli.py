@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "db": ("judge.commands.server", "The server's database: migrate it, copy it elsewhere."),
     "submit": ("judge.commands.server", "Upload BOT to a judge server as a new version."),
     "remote": ("judge.commands.server", "Matches on a judge server."),
+    "contest": ("judge.commands.contest", "Contests: create, list, show, submit, archive, verify."),
 }
 
 

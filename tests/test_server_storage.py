@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from judge.server.db import BadDatabaseURL, storage_for
-from judge.server.records import Launch, Match, Rating, Seat, Tournament
+from judge.server.records import Contest, Launch, Match, Rating, Seat, Tournament
 from judge.server.sqlite import MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION
 from judge.server.storage import Conflict, Storage
 from tests.postgres_helpers import PostgresServer, missing_reason, postgres_server
@@ -490,6 +490,9 @@ async def filled(url: str) -> dict[str, list[dict[str, object]]]:
             id="t1", game="rps", status="running", spec={"plan": [[0, [0, 1], "x"]]}, created=3.0
         )
         await store.create_tournament(t, [(match("x", seats=[rock, rock], tournament_id="t1"), 10)])
+        await store.create_contest(Contest(name="c", spec={"game": "rps"}, created=4.0))
+        await store.add_contest_entry("c", alice.id, a[0], a[1], submitted=5.0)
+        await store.add_contest_matches("c", "final", [(match("f", seats=[seat, other]), 10)])
         return await store.export_rows()
     finally:
         await store.close()

@@ -397,6 +397,17 @@ def _pack(bot: Path) -> tuple[str, bytes]:
     return bot.name, bot.read_bytes()
 
 
+def _manifest_contest(bot: Path) -> str | None:
+    from judge.bots import MANIFEST, BotError, read_manifest
+
+    if not (bot / MANIFEST).is_file():
+        return None
+    try:
+        return read_manifest(bot / MANIFEST).contest
+    except BotError:
+        return None  # the upload itself says what is wrong with it
+
+
 def _say_toolchains(client: Client, bot: Path) -> None:
     """Before uploading a bot that the server builds: the build programs the server has."""
     from judge.bots import MANIFEST, BotError, read_manifest
@@ -440,17 +451,36 @@ token_option = click.option("--token", default=None, help="API token (or JUDGE_T
     show_default=True,
     help="wait for the check match and print its outcome",
 )
+@click.option(
+    "--contest",
+    default=None,
+    help="enter the version into this contest (default: bot.toml's contest, if any)",
+)
 def submit(
-    bot: Path, server: str, token: str | None, name: str | None, game: str | None, wait: bool
+    bot: Path,
+    server: str,
+    token: str | None,
+    name: str | None,
+    game: str | None,
+    wait: bool,
+    contest: str | None,
 ) -> None:
     """Upload BOT (program, script, archive or directory with bot.toml) as a new version."""
     client = Client(server, _token(token))
+    contest = contest or _manifest_contest(bot)
+    chosen_name = name
     name = name or bot.name.split(".")[0]
     existing = client.send("GET", f"/api/bots/{name}")  # first: is the server there at all
     _say_toolchains(client, bot)
     filename, content = _pack(bot)
     files = {"file": (filename, content, "application/octet-stream")}
-    if existing.status_code == 200:
+    if contest:
+        # The contest's game, its daily limit and its window apply (docs/contests.md).
+        # Without --name, the server names the bot <user>-<contest>.
+        form = {"name": chosen_name} if chosen_name else {}
+        data = client.call("POST", f"/api/contests/{contest}/versions", data=form, files=files)
+        click.echo(f"entered into {contest}; {data['left_today']} submissions left today")
+    elif existing.status_code == 200:
         data = client.call("POST", f"/api/bots/{name}/versions", files=files)
     else:
         if not game:

@@ -43,6 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from judge import __version__, logs
 from judge.server.clients import ClientAddresses, address_key
+from judge.server.contest_routes import contest_router
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError, Unauthorized
 from judge.server.uploads import UploadRefused, read_limited
@@ -749,6 +750,9 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         openapi_url="/openapi.json",
     )
     app.include_router(api)
+    app.include_router(
+        contest_router(service), dependencies=[Depends(reject_unknown_query)], responses=refused
+    )
 
     def page(name: str) -> Callable[[Request], Any]:
         html = (STATIC / name).read_text().replace("<!--REPLAY-ASSETS-->", replay_assets())

@@ -116,6 +116,25 @@ ALTER TABLE matches ADD COLUMN turns BIGINT NOT NULL DEFAULT 0;
 CREATE INDEX matches_requested ON matches (requested_by, created)
 """,
     ),
+    (
+        8,
+        "contests: definitions, entries, their ladder and final-round matches",
+        """
+CREATE TABLE contests (
+    name TEXT PRIMARY KEY, spec TEXT NOT NULL, created DOUBLE PRECISION NOT NULL,
+    created_by BIGINT, stage TEXT NOT NULL, final TEXT, results TEXT,
+    error TEXT NOT NULL DEFAULT '', finished DOUBLE PRECISION);
+CREATE TABLE contest_entries (
+    contest TEXT NOT NULL REFERENCES contests(name), user_id BIGINT NOT NULL,
+    bot_id BIGINT NOT NULL, version BIGINT NOT NULL, submitted DOUBLE PRECISION NOT NULL,
+    chosen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (contest, bot_id, version));
+CREATE INDEX contest_entries_user ON contest_entries (contest, user_id);
+CREATE TABLE contest_matches (
+    contest TEXT NOT NULL REFERENCES contests(name),
+    match_id TEXT NOT NULL REFERENCES matches(id), kind TEXT NOT NULL,
+    PRIMARY KEY (contest, match_id))
+""",
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 MIGRATION_LOCK = 0x6A756467  # any constant: the advisory lock two starting servers share

@@ -10,7 +10,7 @@ from judge.analysis import SourceAnalysis
 
 VersionState = Literal["checking", "ready", "failed"]
 MatchStatus = Literal["queued", "running", "finished", "error", "cancelled"]
-MatchKind = Literal["manual", "ladder", "tournament", "smoke"]
+MatchKind = Literal["manual", "ladder", "tournament", "smoke", "contest", "final"]
 TournamentStatus = Literal["running", "finished", "error", "cancelled"]
 
 
@@ -153,3 +153,42 @@ class Tournament(BaseModel):
     requested_by: int | None = None
     standings: dict[str, Any] | None = None
     error: str = ""
+
+
+ContestStage = Literal["entries", "final", "finished", "error"]
+
+
+class Contest(BaseModel):
+    """A contest: its definition (judge.contests.definition.ContestSpec as JSON) and where
+    it is: taking entries (before and while open), its final round, finished."""
+
+    name: str
+    spec: dict[str, Any]
+    created: float
+    created_by: int | None = None
+    stage: ContestStage = "entries"
+    final: dict[str, Any] | None = Field(None, description="the frozen entries and the plan")
+    results: dict[str, Any] | None = None
+    error: str = ""
+    finished: float | None = None
+
+
+class ContestEntry(BaseModel):
+    """One version a user submitted to a contest, with its check's state."""
+
+    contest: str
+    user_id: int
+    user: str
+    bot_id: int
+    bot: str
+    version: int
+    submitted: float
+    chosen: bool = False
+    state: VersionState = "checking"
+    message: str = ""
+    smoke_match: str | None = None
+    sha256: str = ""
+
+    @property
+    def entry(self) -> str:
+        return f"{self.bot}@{self.version}"

@@ -7,7 +7,18 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from judge.server.records import Bot, Launch, Match, Rating, Seat, Tournament, User, Version
+from judge.server.records import (
+    Bot,
+    Contest,
+    ContestEntry,
+    Launch,
+    Match,
+    Rating,
+    Seat,
+    Tournament,
+    User,
+    Version,
+)
 
 Row = Mapping[str, Any]
 
@@ -97,4 +108,35 @@ def _tournament(row: Row) -> Tournament:
         requested_by=row["requested_by"],
         standings=json.loads(row["standings"]) if row["standings"] else None,
         error=row["error"],
+    )
+
+
+def _contest(row: Row) -> Contest:
+    return Contest(
+        name=row["name"],
+        spec=json.loads(row["spec"]),
+        created=row["created"],
+        created_by=row["created_by"],
+        stage=row["stage"],
+        final=json.loads(row["final"]) if row["final"] else None,
+        results=json.loads(row["results"]) if row["results"] else None,
+        error=row["error"],
+        finished=row["finished"],
+    )
+
+
+def _contest_entry(row: Row) -> ContestEntry:
+    return ContestEntry(
+        contest=row["contest"],
+        user_id=row["user_id"],
+        user=row["user_name"],
+        bot_id=row["bot_id"],
+        bot=row["bot_name"],
+        version=row["version"],
+        submitted=row["submitted"],
+        chosen=bool(row["chosen"]),
+        state=row["state"],
+        message=row["message"],
+        smoke_match=row["smoke_match"],
+        sha256=row["sha256"],
     )

@@ -18,6 +18,9 @@ from typing import Any, ClassVar, TypeVar
 from judge.server.names import name_key
 from judge.server.records import (
     Bot,
+    Contest,
+    ContestEntry,
+    ContestStage,
     Launch,
     Match,
     MatchStatus,
@@ -31,7 +34,16 @@ from judge.server.records import (
     Version,
     VersionState,
 )
-from judge.server.rows import _bot, _match, _rating, _tournament, _user, _version
+from judge.server.rows import (
+    _bot,
+    _contest,
+    _contest_entry,
+    _match,
+    _rating,
+    _tournament,
+    _user,
+    _version,
+)
 from judge.server.storage import Conflict, RatingUpdate, Storage
 
 T = TypeVar("T")
@@ -55,6 +67,9 @@ TABLES = (
     "ratings",
     "tournaments",
     "rating_history",
+    "contests",
+    "contest_entries",
+    "contest_matches",
 )
 
 
@@ -730,6 +745,162 @@ class SqlStorage(Storage):
                 ),
             )
         )
+
+    # -- contests ----------------------------------------------------------
+    async def create_contest(self, contest: Contest) -> None:
+        def fn(c: Any) -> None:
+            if c.execute("SELECT 1 FROM contests WHERE name = ?", (contest.name,)).fetchone():
+                raise Conflict(f"the contest name {contest.name!r} is taken")
+            try:
+                c.execute(
+                    "INSERT INTO contests (name, spec, created, created_by, stage) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (
+                        contest.name,
+                        json.dumps(contest.spec),
+                        contest.created,
+                        contest.created_by,
+                        contest.stage,
+                    ),
+                )
+            except self.integrity_errors:
+                raise Conflict(f"the contest name {contest.name!r} is taken") from None
+
+        await self._tx(fn)
+
+    async def get_contest(self, name: str) -> Contest | None:
+        def fn(c: Any) -> Contest | None:
+            row = c.execute("SELECT * FROM contests WHERE name = ?", (name,)).fetchone()
+            return _contest(row) if row else None
+
+        return await self._tx(fn)
+
+    async def list_contests(self) -> list[Contest]:
+        def fn(c: Any) -> list[Contest]:
+            contests = [_contest(r) for r in c.execute("SELECT * FROM contests")]
+            return sorted(contests, key=lambda k: (str(k.spec.get("closes")), k.name), reverse=True)
+
+        return await self._tx(fn)
+
+    async def update_contest(
+        self,
+        name: str,
+        *,
+        stage: ContestStage | None = None,
+        final: dict[str, Any] | None = None,
+        results: dict[str, Any] | None = None,
+        error: str | None = None,
+        finished: float | None = None,
+    ) -> None:
+        await self._tx(
+            lambda c: c.execute(
+                "UPDATE contests SET stage = coalesce(?, stage), final = coalesce(?, final), "
+                "results = coalesce(?, results), error = coalesce(?, error), "
+                "finished = coalesce(?, finished) WHERE name = ?",
+                (
+                    stage,
+                    json.dumps(final) if final is not None else None,
+                    json.dumps(results) if results is not None else None,
+                    error,
+                    finished,
+                    name,
+                ),
+            )
+        )
+
+    async def add_contest_entry(
+        self, contest: str, user_id: int, bot_id: int, version: int, *, submitted: float
+    ) -> None:
+        await self._tx(
+            lambda c: c.execute(
+                "INSERT INTO contest_entries (contest, user_id, bot_id, version, submitted) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (contest, user_id, bot_id, version, submitted),
+            )
+        )
+
+    async def contest_entries(
+        self, contest: str, *, user_id: int | None = None
+    ) -> list[ContestEntry]:
+        sql = (
+            "SELECT e.*, u.name AS user_name, b.name AS bot_name, v.state, v.message, "
+            "v.smoke_match, v.sha256 FROM contest_entries e "
+            "JOIN users u ON u.id = e.user_id JOIN bots b ON b.id = e.bot_id "
+            "JOIN versions v ON v.bot_id = e.bot_id AND v.version = e.version "
+            "WHERE e.contest = ?"
+        )
+        args: list[Any] = [contest]
+        if user_id is not None:
+            sql += " AND e.user_id = ?"
+            args.append(user_id)
+        sql += " ORDER BY e.submitted, e.bot_id, e.version"
+        return await self._tx(lambda c: [_contest_entry(r) for r in c.execute(sql, args)])
+
+    async def choose_contest_entry(
+        self, contest: str, user_id: int, bot_id: int, version: int
+    ) -> bool:
+        def fn(c: Any) -> bool:
+            found = c.execute(
+                "SELECT 1 FROM contest_entries WHERE contest = ? AND user_id = ? "
+                "AND bot_id = ? AND version = ?",
+                (contest, user_id, bot_id, version),
+            ).fetchone()
+            if not found:
+                return False
+            c.execute(
+                "UPDATE contest_entries SET chosen = CASE WHEN bot_id = ? AND version = ? "
+                "THEN 1 ELSE 0 END WHERE contest = ? AND user_id = ?",
+                (bot_id, version, contest, user_id),
+            )
+            return True
+
+        return await self._tx(fn)
+
+    async def add_contest_matches(
+        self, contest: str, kind: str, matches: Sequence[tuple[Match, int]]
+    ) -> None:
+        def fn(c: Any) -> None:
+            for match, priority in matches:
+                self._insert_match(c, match, priority)
+            c.executemany(
+                "INSERT INTO contest_matches (contest, match_id, kind) VALUES (?, ?, ?)",
+                [(contest, match.id, kind) for match, _ in matches],
+            )
+
+        await self._tx(fn)
+
+    async def start_contest_final(
+        self, contest: str, final: dict[str, Any], matches: Sequence[tuple[Match, int]]
+    ) -> bool:
+        def fn(c: Any) -> bool:
+            moved = c.execute(
+                "UPDATE contests SET stage = 'final', final = ? WHERE name = ? "
+                "AND stage = 'entries'",
+                (json.dumps(final), contest),
+            )
+            if moved.rowcount != 1:
+                return False
+            for match, priority in matches:
+                self._insert_match(c, match, priority)
+            c.executemany(
+                "INSERT INTO contest_matches (contest, match_id, kind) VALUES (?, ?, 'final')",
+                [(contest, match.id) for match, _ in matches],
+            )
+            return True
+
+        return await self._tx(fn)
+
+    async def contest_matches(self, contest: str, *, kind: str | None = None) -> list[Match]:
+        sql = (
+            "SELECT m.* FROM matches m JOIN contest_matches k ON k.match_id = m.id "
+            "WHERE k.contest = ?"
+        )
+        args: list[Any] = [contest]
+        if kind is not None:
+            sql += " AND k.kind = ?"
+            args.append(kind)
+        sql += " ORDER BY m.created, m.id"
+        return await self._tx(lambda c: [_match(r) for r in c.execute(sql, args)])
 
     # -- copying a whole database ----------------------------------------------------
     async def export_rows(self) -> dict[str, list[dict[str, Any]]]:

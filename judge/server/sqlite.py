@@ -111,6 +111,25 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         CREATE INDEX IF NOT EXISTS matches_requested ON matches (requested_by, created);
         """,
     ),
+    (
+        8,
+        "contests: definitions, entries, their ladder and final-round matches",
+        """
+        CREATE TABLE IF NOT EXISTS contests (
+            name TEXT PRIMARY KEY, spec TEXT NOT NULL, created REAL NOT NULL,
+            created_by INTEGER, stage TEXT NOT NULL, final TEXT, results TEXT,
+            error TEXT NOT NULL DEFAULT '', finished REAL);
+        CREATE TABLE IF NOT EXISTS contest_entries (
+            contest TEXT NOT NULL REFERENCES contests(name), user_id INTEGER NOT NULL,
+            bot_id INTEGER NOT NULL, version INTEGER NOT NULL, submitted REAL NOT NULL,
+            chosen INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (contest, bot_id, version));
+        CREATE INDEX IF NOT EXISTS contest_entries_user ON contest_entries (contest, user_id);
+        CREATE TABLE IF NOT EXISTS contest_matches (
+            contest TEXT NOT NULL REFERENCES contests(name),
+            match_id TEXT NOT NULL REFERENCES matches(id), kind TEXT NOT NULL,
+            PRIMARY KEY (contest, match_id));
+        """,
+    ),
 ]
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

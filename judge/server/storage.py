@@ -11,6 +11,9 @@ from typing import Any
 
 from judge.server.records import (
     Bot,
+    Contest,
+    ContestEntry,
+    ContestStage,
     Launch,
     Match,
     MatchStatus,
@@ -284,3 +287,63 @@ class Storage(ABC):
         error: str | None = None,
         finished: float | None = None,
     ) -> None: ...
+
+    # -- contests ----------------------------------------------------------
+    @abstractmethod
+    async def create_contest(self, contest: Contest) -> None:
+        """Conflict when the name is taken."""
+
+    @abstractmethod
+    async def get_contest(self, name: str) -> Contest | None: ...
+
+    @abstractmethod
+    async def list_contests(self) -> list[Contest]:
+        """Every contest, the one that closes last first."""
+
+    @abstractmethod
+    async def update_contest(
+        self,
+        name: str,
+        *,
+        stage: ContestStage | None = None,
+        final: dict[str, Any] | None = None,
+        results: dict[str, Any] | None = None,
+        error: str | None = None,
+        finished: float | None = None,
+    ) -> None: ...
+
+    @abstractmethod
+    async def add_contest_entry(
+        self, contest: str, user_id: int, bot_id: int, version: int, *, submitted: float
+    ) -> None: ...
+
+    @abstractmethod
+    async def contest_entries(
+        self, contest: str, *, user_id: int | None = None
+    ) -> list[ContestEntry]:
+        """Entries (with their version's check), oldest first."""
+
+    @abstractmethod
+    async def choose_contest_entry(
+        self, contest: str, user_id: int, bot_id: int, version: int
+    ) -> bool:
+        """Mark this entry of the user as the chosen one (and no other); False if it is not
+        theirs."""
+
+    @abstractmethod
+    async def add_contest_matches(
+        self, contest: str, kind: str, matches: Sequence[tuple[Match, int]]
+    ) -> None:
+        """Queue (match, priority) pairs as the contest's, in one transaction."""
+
+    @abstractmethod
+    async def start_contest_final(
+        self, contest: str, final: dict[str, Any], matches: Sequence[tuple[Match, int]]
+    ) -> bool:
+        """In one transaction: the contest from stage ``entries`` to ``final`` with its frozen
+        entries and plan, and its final matches queued. False (nothing changed) when it is not
+        at ``entries`` any more: another server on the database started the round first."""
+
+    @abstractmethod
+    async def contest_matches(self, contest: str, *, kind: str | None = None) -> list[Match]:
+        """The contest's matches (of one kind: ``contest`` ladder or ``final``), oldest first."""

@@ -4,7 +4,8 @@
 - ``catalog``: bots, versions, uploads, quotas, builds and smoke checks;
 - ``scheduler``: the match queue, running and cancelling matches, live lines and replays;
 - ``ladder``: rated matchmaking and the leaderboard;
-- ``tournaments``: planned, queued and followed tournaments.
+- ``tournaments``: planned, queued and followed tournaments;
+- ``contests``: contests, their entries, ladder, final round, results and archive.
 
 ``Service`` wires them over one storage, one blob store and one sandbox; the HTTP routes call
 these parts, never storage.
@@ -43,6 +44,7 @@ from judge.server.service.common import (
     new_token,
     result_for,
 )
+from judge.server.service.contests import Contests
 from judge.server.service.ladder import Ladder
 from judge.server.service.scheduler import Scheduler
 from judge.server.service.tournaments import Tournaments
@@ -97,7 +99,9 @@ class Service:
         self.catalog.scheduler = self.scheduler
         self.ladder = Ladder(self.ctx, self.scheduler)
         self.tournaments = Tournaments(self.ctx, self.catalog, self.scheduler)
+        self.contests = Contests(self.ctx, self.catalog, self.scheduler)
         self.scheduler.listeners.append(self._finished)
+        self.scheduler.listeners.append(self.contests.match_finished)
         self.admin_token: str | None = None
 
     async def _finished(
@@ -134,6 +138,7 @@ class Service:
         async with self.ctx.executor, trio.open_nursery() as nursery:
             await nursery.start(self.scheduler.run)
             await nursery.start(self.tournaments.run)
+            await nursery.start(self.contests.run)
             nursery.start_soon(self.catalog.run_builds)
             if self.config.ladder:
                 nursery.start_soon(self.ladder.run)

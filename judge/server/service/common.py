@@ -26,7 +26,7 @@ from judge.server.live import Hub
 from judge.server.records import Match, User
 from judge.server.storage import Storage
 
-PRIORITY = {"smoke": 30, "manual": 20, "tournament": 10, "ladder": 0}
+PRIORITY = {"smoke": 30, "manual": 20, "tournament": 10, "final": 10, "ladder": 0, "contest": 0}
 FINAL = ("finished", "error", "cancelled")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 

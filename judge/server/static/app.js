@@ -80,7 +80,7 @@ function showError(where, error) {
 
 function nav(page) {
   const links = [["/", "Leaderboard", "leaderboard"], ["/bots", "Bots", "bots"],
-    ["/matches", "Matches", "matches"], ["/tournaments", "Tournaments", "tournaments"],
+    ["/matches", "Matches", "matches"], ["/tournaments", "Tournaments", "tournaments"], ["/contests", "Contests", "contests"],
     ["/upload", "Upload", "upload"], ["/account", "Account", "account"], ["/docs", "API", "docs"]];
   const who = h("span", { class: "who", id: "who" }, token() ? "" : "not signed in");
   const header = h("header", {}, h("a", { class: "brand", href: "/" }, "judge"),
