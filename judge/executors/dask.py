@@ -173,7 +173,6 @@ class DaskExecutor(Executor):
         self._workers_checked = -math.inf
         self._slots = 1
         self._gather = trio.CapacityLimiter(8)
-        self._lost: str | None = None
         # The latest matches' artifact seconds, cached or not (bounded: a server runs for days).
         self.fetches: deque[dict[str, Any]] = deque(maxlen=FETCHES_KEPT)
 
