@@ -26,8 +26,9 @@ _.frame
 _.tb
 _.a_id
 _.b_id
-# A Kaggle agent reads its observation's attributes (games/rps/kaggle.py).
+# A Kaggle agent reads its observation's attributes (games/rps/kaggle.py, tests).
 _.lastOpponentAction
+_.remainingOverageTime
 # hatchling finds the build hook by its class and name (hatch_build.py).
 _.LauncherBuildHook
 _.PLUGIN_NAME
@@ -49,6 +50,7 @@ _._communication_started
 _._input
 _._closed_child_pipe_fds
 _.text_mode
+_.encoding
 # anycorn reads its Config's attributes (judge/server/serve.py); sqlite3 its connection's.
 _.accesslog
 _.errorlog
@@ -61,6 +63,10 @@ _.row_factory
 # pydantic fields read as JSON by clients and replays.
 _.revoked
 _.judge_version
+_.resamples
+_.left_today
+# structlog passes a processor its logger, used or not.
+_.logger
 # http.server calls its handler's methods (tests/test_replays_browser.py).
 _.log_message
 _.do_GET

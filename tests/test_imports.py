@@ -149,12 +149,13 @@ def test_packages_depend_one_way() -> None:
 # The layers of docs/architecture.md, top first. A module imports its own layer or those
 # below it, never one above. Each top-level package is one layer but ``judge``, whose modules
 # are placed one by one (a submodule's package places it: ``judge.server.app``); a game's
-# folder is the top layer. Listed ahead of their branches' merge: crashes, analysis(_child).
+# folder is the top layer. Listed ahead of their branches' merge: contests, crashes,
+# analysis, analysis_child.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("games.<game>",),
     ("judge.cli", "judge.commands"),
     ("judge.server",),
-    ("judge.tournament", "judge.evaluate", "judge.kits", "judge.packing"),
+    ("judge.tournament", "judge.evaluate", "judge.contests", "judge.kits", "judge.packing"),
     ("judge.executors", "judge.parallel"),
     ("judge.runner", "judge.cpus"),
     ("judge.bots", "judge.adapters", "judge.analysis_child"),
