@@ -86,11 +86,6 @@ def _cpu_with_children() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def reference_roshambolo(rounds: int, race_to: int) -> tuple[float, list[int]]:
-    seconds, _, won = reference_roshambolo_cpu(rounds, race_to)
-    return seconds, won
-
-
 def reference_roshambolo_cpu(rounds: int, race_to: int) -> tuple[float, float, list[int]]:
     """Wall seconds, CPU seconds and games won of the original's tourney in process."""
     random.seed(1)

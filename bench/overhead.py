@@ -97,7 +97,7 @@ def run(quick: bool = False) -> Report:
         s = series[mode]
         marginal = Spread.of(s["marginal_cpu_us"])
         # Judged with the bots on the judge's core: across vCPUs this VM's wake-ups cost
-        # more than the whole target (the C floor itself spends 23 µs a turn there).
+        # more than the whole target (the C floor's own figures: docs/performance.md).
         main_row = mode.startswith("same CPU")
         report.add(
             Row(

@@ -60,7 +60,7 @@ def run(quick: bool = False) -> Report:
     warm = [f"{layer}+pool" for layer in available if layer in ("namespaces", "cgroups")]
     available += warm
     # A built-in Python bot (rps rock, botlib) without a sandbox, at the strongest layer, and
-    # there warm: the time from start to its first answer (issue 15 §1: <= 10 ms warm).
+    # there warm: the time from start to its first answer (the target: docs/performance.md).
     strongest = [layer for layer in available if "+" not in layer][-1]
     available += [f"none {PY}", f"{strongest} {PY}", f"{strongest}+pool {PY}"]
     rounds = 5 if quick else 60

@@ -18,7 +18,7 @@ the bot's script runs as ``python [-S] -s SCRIPT ARGS`` would (bots/warm.py).
 """
 
 import _signal  # type: ignore[import-not-found]
-import atexit  # (_finish's: made once here, not in every bot: ~40 pages copied, ~0.15 ms)
+import atexit  # (_finish's: made once here, not in every bot, each copying its pages)
 import ctypes
 import gc
 import importlib
@@ -143,7 +143,7 @@ def _bot(
     # random is reseeded already (its at-fork hook, run by PyOS_AfterFork_Child): never the
     # state another bot was forked with.
     # A fresh import cache; the fork server's is kept, not freed: freeing it (its finders'
-    # listings of whole directories) would copy ~90 pages (~0.2 ms of CPU per bot).
+    # listings of whole directories) would copy the pages it touches, in every bot.
     _kept.append(sys.path_importer_cache)
     sys.path_importer_cache = {}
     sys.modules.pop("warm", None)
@@ -184,7 +184,7 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     # those names is started otherwise: it would import its own).
     names = {name.split(".")[0] for name in sys.modules} - {"__main__", "warm"}
     server.sendall(b"R" + b"\0".join(sorted(os.fsencode(name) for name in names)))
-    del names  # freed here, not in every bot (a set of every module's name: ~60 pages copied)
+    del names  # freed here, not in every bot (a set of every module's name: pages copied)
     hooks = [
         ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p)
         for name in ("PyOS_BeforeFork", "PyOS_AfterFork_Parent", "PyOS_AfterFork_Child")
@@ -195,7 +195,7 @@ def serve() -> tuple[list[bytes], list[bytes]]:
     words_into = (ctypes.c_char * GO_MAX).from_buffer(words_buffer)
     # What is imported now is never collected: a bot's collections then do not walk (and
     # copy, page by page) the memory it shares with the fork server.
-    # compile() makes the interpreter's ~120 AST types on its first call (1 ms of CPU): once
+    # compile() makes the interpreter's AST types on its first call: once
     # here, not in every bot (bots/warm.py compiles each bot's script).
     compile("", "<fork server>", "exec")
     gc.collect()

@@ -7,7 +7,7 @@ Nothing else is read from stdin here, so the match's messages are left for the b
 """
 
 # What built-in bots and botlib import anyway; nothing that reads the environment or the
-# seed at import. (Interpreter start-up is most of what is saved: ~6 ms of CPU here.)
+# seed at import. (Interpreter start-up is most of what is saved.)
 import importlib  # noqa: F401
 import os
 import random  # noqa: F401
@@ -50,7 +50,7 @@ def run_script(program: list[bytes], environment: list[bytes]) -> None:
     if [key for key, _, _ in wanted] == list(os.environb):
         # The same names in the same order (a fork server's environment is its bots', with
         # seed 0): only the values that differ are set (the order stays the bot's own, and
-        # nothing is freed and made again: ~0.1 ms of CPU per bot).
+        # nothing is freed and made again).
         for key, _, value in wanted:
             if os.environb[key] != value:
                 os.environb[key] = value
@@ -62,7 +62,7 @@ def run_script(program: list[bytes], environment: list[bytes]) -> None:
     sys.argv = argv
     sys.path[0] = os.path.dirname(script)
     # As the interpreter runs a script (not runpy.run_path, which imports pkgutil, typing
-    # and re: 8 ms of CPU here): a fresh __main__ module, the script compiled and run in it.
+    # and re on every start): a fresh __main__ module, the script compiled and run in it.
     main_module = type(sys)("__main__")
     main_module.__file__ = script
     main_module.__builtins__ = __builtins__

@@ -99,12 +99,6 @@ def plan(
     return jobs
 
 
-def pooled(stats: list[ResponseStats]) -> ResponseStats:
-    from judge.commands.timing import pool
-
-    return pool(stats)
-
-
 def summarise(
     game: str,
     seed: int,
@@ -151,7 +145,7 @@ def summarise(
         low, high = wilson_interval(won, n)
         f.win_rate_ci95 = (round(low, 4), round(high, 4))
         f.mean_score = round(sum(scores[i]) / n, 4) if n else 0.0
-        f.response = pooled(responses[i])
+        f.response = ResponseStats.pooled(responses[i])
     return Evaluation(
         game=game,
         seed=seed,

@@ -72,7 +72,8 @@ COLOCATED_SLOW_WAIT = 0.001
 REGATHER_AFTER = 1000
 # While matches run, the cyclic GC's youngest generation is collected after this many
 # allocations instead of 700: a turn allocates a few short-lived containers, and at 700 the
-# collections cost ~8 % of the judge's per-turn Python (a roshambolo turn: 3.4 -> 3.2 us).
+# collections are a measurable share of the judge's per-turn Python
+# (docs/performance-history.md §4).
 GC_YOUNG_THRESHOLD = 10_000
 
 

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 
 from protocol.errors import ProtocolError
 
-TERMINATOR = b"."
 CR = 13  # b"\r"[0]
 # The decoder remembers up to this many one-line answers of up to this many bytes.
 RECENT_ANSWERS = 16

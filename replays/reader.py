@@ -425,11 +425,6 @@ def _take(pump: Iterator[_Pumped], limit: int) -> tuple[list[Record], PumpState]
     return batch, "end"
 
 
-def read_replay(path: Path | str) -> Iterator[Record]:
-    """Every record of a finished (or truncated) replay file."""
-    return iter(ReplayReader(path))
-
-
 def open_text(path: Path) -> IO[str]:
     """The replay as text lines, decompressing .gz and .zst (kept for simple line consumers)."""
     if path.suffix == ".gz":

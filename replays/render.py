@@ -18,7 +18,7 @@ from games import UnknownGame, get_game, get_plugin
 from games.base import GameState
 from replays.format import ReplayHeader
 from replays.reader import Disqualified, Turn
-from replays.result import OUTCOMES, MatchResult
+from replays.result import MatchResult
 
 SEAT_STYLES = ("cyan", "magenta", "yellow", "green", "blue", "red")
 
@@ -135,7 +135,3 @@ def renderer_for(header: ReplayHeader) -> Renderer:
 
 def score_pair(a: str, b: str) -> Text:
     return Text.assemble("  ", (a, f"bold {SEAT_STYLES[0]}"), " : ", (b, f"bold {SEAT_STYLES[1]}"))
-
-
-def outcome_text(code: str) -> str:
-    return OUTCOMES.get(code, code)

@@ -30,6 +30,33 @@ class ResponseStats(BaseModel):
     p95_ms: float = 0.0
     max_ms: float = 0.0
 
+    @classmethod
+    def pooled(cls, stats: list[ResponseStats]) -> ResponseStats:
+        """Figures over several matches: exact count, mean and max; the median and p95 are
+        the answer-weighted medians of each match's figures (the runner keeps no raw times)."""
+        stats = [s for s in stats if s.count]
+        if len(stats) <= 1:
+            return stats[0] if stats else cls()
+        count = sum(s.count for s in stats)
+        return cls(
+            count=count,
+            mean_ms=round(sum(s.mean_ms * s.count for s in stats) / count, 3),
+            median_ms=weighted_median([(s.median_ms, s.count) for s in stats]),
+            p95_ms=weighted_median([(s.p95_ms, s.count) for s in stats]),
+            max_ms=max(s.max_ms for s in stats),
+        )
+
+
+def weighted_median(values: list[tuple[float, int]]) -> float:
+    ordered = sorted(values)
+    half = sum(weight for _, weight in ordered) / 2
+    seen = 0
+    for value, weight in ordered:
+        seen += weight
+        if seen >= half:
+            return value
+    return ordered[-1][0]
+
 
 class PlayerResult(BaseModel):
     name: str

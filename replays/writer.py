@@ -21,11 +21,6 @@ FLUSH_INTERVAL = 0.1
 RESULT_PREFIX = f"#{RESULT_KIND} ".encode()
 
 
-def open_for_writing(path: Path) -> CompressedSink:
-    """Plain, .gz or .zst by suffix; compressed streams use fast levels."""
-    return CompressedSink(path)
-
-
 class ReplayWriter:
     """A line sink for ``run_match``: writes every line, seals the result with a checksum."""
 

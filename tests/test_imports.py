@@ -146,6 +146,73 @@ def test_packages_depend_one_way() -> None:
     assert cycle is None, "package cycle: " + " -> ".join(cycle or [])
 
 
+# The layers of docs/architecture.md, top first. A module imports its own layer or those
+# below it, never one above. Each top-level package is one layer but ``judge``, whose modules
+# are placed one by one (a submodule's package places it: ``judge.server.app``); a game's
+# folder is the top layer. Listed ahead of their branches' merge: contests, crashes,
+# analysis, analysis_child.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("games.<game>",),
+    ("judge.cli", "judge.commands"),
+    ("judge.server",),
+    ("judge.tournament", "judge.evaluate", "judge.contests", "judge.kits", "judge.packing"),
+    ("judge.executors", "judge.parallel"),
+    ("judge.runner", "judge.cpus"),
+    ("judge.bots", "judge.adapters", "judge.analysis", "judge.analysis_child"),
+    ("judge.sandbox",),
+    ("judge", "judge.models", "judge.logs", "judge.botfiles", "judge.bytecode", "judge.crashes"),
+    ("replays",),
+    ("games",),
+    ("protocol", "bots"),
+)
+SPLIT_PACKAGES = ("judge",)
+
+
+def layer_of(module: str) -> int | None:
+    """The index in LAYERS of ``module`` (0 is the top), or None where it has no place."""
+    if component(module).startswith("games."):
+        return 0
+    best: tuple[int, int] | None = None  # (length of the matching name, layer)
+    for index, names in enumerate(LAYERS):
+        for name in names:
+            covers = module == name or (
+                module.startswith(f"{name}.") and name not in SPLIT_PACKAGES
+            )
+            if covers and (best is None or len(name) > best[0]):
+                best = (len(name), index)
+    return None if best is None else best[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            here, there = layer_of(module), layer_of(target)
+            if here is not None and there is not None and there < here:
+                found.append(f"{module} (layer {here}) imports {target} (layer {there})")
+    return found
+
+
+def test_the_layer_rule_sees_an_upward_import() -> None:
+    assert layer_of("judge.server.app") == layer_of("judge.server")
+    assert layer_of("games.rps.rules") == 0 and layer_of("games.base") == layer_of("games")
+    assert layer_of("judge.nothing_like_it") is None
+    upward = {"judge.evaluate": {"judge.commands.timing"}, "judge.commands.timing": set()}
+    assert upward_imports(upward) == [
+        "judge.evaluate (layer 3) imports judge.commands.timing (layer 1)"
+    ]
+    assert upward_imports({"judge.commands.timing": {"judge.evaluate"}}) == []
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = sorted(m for m in import_graph() if layer_of(m) is None)
+    assert unplaced == [], "add these to LAYERS in tests/test_imports.py: " + ", ".join(unplaced)
+
+
+def test_imports_go_down_the_layers() -> None:
+    assert upward_imports(import_graph()) == []
+
+
 def test_nothing_outside_a_game_imports_it() -> None:
     """The core finds games through the registry; only a game's own folder imports it."""
     offenders = [

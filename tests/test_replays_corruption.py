@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import random
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,8 +24,6 @@ from replays.reader import ReplayReader
 from replays.verify import verify_records
 from tests.conftest import builtin, misbehaving
 from tests.replay_matches import record
-
-Corruption = Callable[[bytes], bytes]
 
 
 @pytest.fixture(scope="module")

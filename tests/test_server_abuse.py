@@ -301,10 +301,6 @@ async def test_cancel_a_running_match(api: Api) -> None:
     assert (await api.finished(r.json()["id"]))["status"] == "finished"
 
 
-def strings_in(value: Any) -> list[str]:
-    return [s for s in json.dumps(value).split('"') if "/" in s]
-
-
 async def test_public_json_carries_no_server_paths(api: Api) -> None:
     alice = await api.user("alice")
     data_dir = str(api.service.config.data)

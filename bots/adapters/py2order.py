@@ -746,13 +746,6 @@ py2_min = _retrying(_min)
 py2_sorted_plain = _retrying(_sorted)
 
 
-def py2_list_sort(items: list[Any], key: Any = None, reverse: bool = False) -> None:
-    try:
-        items.sort(key=key, reverse=reverse)
-    except TypeError:
-        items.sort(key=_with_py2_key(key), reverse=reverse)
-
-
 def dict_method(name: str) -> Callable[..., Any]:
     """``dict.iteritems`` and the like, unbound: ``dict.iteritems(d)``."""
     plain = {"iteritems": "items", "itervalues": "values", "iterkeys": "keys"}.get(name, name)

@@ -65,33 +65,6 @@ def default_game() -> str:
     return timed[0]
 
 
-def weighted_median(values: list[tuple[float, int]]) -> float:
-    ordered = sorted(values)
-    half = sum(weight for _, weight in ordered) / 2
-    seen = 0
-    for value, weight in ordered:
-        seen += weight
-        if seen >= half:
-            return value
-    return ordered[-1][0]
-
-
-def pool(stats: list[ResponseStats]) -> ResponseStats:
-    """Figures over several matches: exact count, mean and max; the median and p95 are the
-    answer-weighted medians of each match's figures (the runner keeps no raw times)."""
-    stats = [s for s in stats if s.count]
-    if len(stats) <= 1:
-        return stats[0] if stats else ResponseStats()
-    count = sum(s.count for s in stats)
-    return ResponseStats(
-        count=count,
-        mean_ms=round(sum(s.mean_ms * s.count for s in stats) / count, 3),
-        median_ms=weighted_median([(s.median_ms, s.count) for s in stats]),
-        p95_ms=weighted_median([(s.p95_ms, s.count) for s in stats]),
-        max_ms=max(s.max_ms for s in stats),
-    )
-
-
 def ratio(bot: float, reference: float) -> float | None:
     return round(bot / reference, 3) if reference > 0 else None
 
@@ -188,7 +161,8 @@ def time_bot(
         sides.append(side)
     stack.close()
     reference, timed = (
-        side[-1].model_copy(update={"response": pool([p.response for p in side])}) for side in sides
+        side[-1].model_copy(update={"response": ResponseStats.pooled([p.response for p in side])})
+        for side in sides
     )
     median = ratio(timed.response.median_ms, reference.response.median_ms)
     mean = ratio(timed.response.mean_ms, reference.response.mean_ms)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import io
-import json
 import os
 import shutil
 import stat
@@ -106,18 +105,6 @@ def portable_match(spec: MatchSpec, digests: dict[Path, str]) -> str:
     """The match spec as JSON with every bot made portable (``digests``: box -> hash)."""
     bots = [portable_bot(bot, digests.get(bot.box) if bot.box else None) for bot in spec.bots]
     return spec.model_copy(update={"bots": bots}).model_dump_json()
-
-
-def box_digests_of(spec_json: str) -> list[str]:
-    """The box hashes a portable spec refers to."""
-    data: dict[str, Any] = json.loads(spec_json)
-    prefix, suffix = BOX_TOKEN.split("{}")
-    found = []
-    for bot in data["bots"]:
-        box = bot.get("box") or ""
-        if box.startswith(prefix) and box.endswith(suffix):
-            found.append(box[len(prefix) : -len(suffix)])
-    return found
 
 
 def cache_root() -> Path:

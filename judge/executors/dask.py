@@ -49,18 +49,18 @@ WORKERS_CHECK = 1.0
 BOXES_KEPT = 256
 CONNECT_TIMEOUT = 10.0
 WORKERS_TIMEOUT = 60.0
-# Dask's statistical profiler samples every task thread each 10 ms: ~8 % of a match's judge
-# CPU (measured), for a profile nobody reads. Off in the workers we start; the docs' worker
-# line sets it too. The event-loop watchdog ticks every 20 ms by default, waking every
-# worker's event loop (and the caller's, with a LocalCluster's scheduler in it) 50 times a
-# second to warn of a loop blocked for 3 s: once a second warns as well, and halves the
-# processes' CPU when idle (measured: 9-11 -> 5-7 ms/s per worker, 17 -> 11 in the caller).
+# Dask's statistical profiler samples every task thread each 10 ms: a measurable share of a
+# match's judge CPU (docs/scaling.md), for a profile nobody reads. Off in the workers we
+# start; the docs' worker line sets it too. The event-loop watchdog ticks every 20 ms by
+# default, waking every worker's event loop (and the caller's, with a LocalCluster's
+# scheduler in it) 50 times a second to warn of a loop blocked for 3 s: once a second warns
+# as well, and cuts the processes' CPU when idle (docs/scaling.md, "Why these flags").
 WORKER_SETTINGS = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
 }
 # A box whose last walk found at most this many entries is walked again in the trio thread:
-# lstat-ing a few files (~5 us) costs far less than a round trip to a worker thread.
+# lstat-ing a few files costs far less than a round trip to a worker thread.
 INLINE_WALK = 64
 FETCHES_KEPT = 10_000
 # How many times a match the cluster dropped (not failed) is submitted before giving up.
@@ -173,7 +173,6 @@ class DaskExecutor(Executor):
         self._workers_checked = -math.inf
         self._slots = 1
         self._gather = trio.CapacityLimiter(8)
-        self._lost: str | None = None
         # The latest matches' artifact seconds, cached or not (bounded: a server runs for days).
         self.fetches: deque[dict[str, Any]] = deque(maxlen=FETCHES_KEPT)
 

@@ -122,7 +122,7 @@ class LocalExecutor(Executor):
     ) -> None:
         # A batch waiting for a worker opens nothing and follows nothing: a tourney queues
         # every batch at once, and a replay file per queued match would run the judge out
-        # of descriptors (and following them all cost ~8 ms of CPU per match).
+        # of descriptors (and following them all costs CPU for every match).
         async with limiter:
             returned, cpu, bots_cpu, pid, cpus = await self._play(batch)
         if self.stats is not None:

@@ -16,12 +16,12 @@
  * It runs once per bot start, so it is built without a C library where it can be
  * (-DLAUNCHER_NOLIBC, x86-64 and arm64): raw system calls only. A libc program's
  * start-up asks the CPU about its features and caches with cpuid, which traps to the
- * hypervisor in a VM: ~0.3 ms per exec here. Built with a libc, the same code runs through
+ * hypervisor in a VM, on every exec. Built with a libc, the same code runs through
  * syscall(2).
  *
  * Joining a cgroup is on every bot start's critical path. Writing a pid to cgroup.procs
  * takes the kernel's global threadgroup lock for writing, which waits for an RCU grace
- * period (measured 3-35 ms here). Two ways around it: a single-threaded process moves
+ * period (milliseconds, docs/performance-history.md §5). Two ways around it: a single-threaded process moves
  * itself by writing 0 to a v1 hierarchy's "tasks" (-g; no global lock), and a v2 cgroup
  * (-G) is entered by clone3(CLONE_INTO_CGROUP): the launcher forks straight into it and
  * stays behind as a thin relay that exits the way its child does.
@@ -425,7 +425,7 @@ static void drop_capabilities(void) {
 /* The filter is a binary search on the syscall number, not a chain of comparisons: the
  * kernel works out, when the filter is installed, which syscalls it always allows by running
  * it for every syscall number (seccomp_cache_prepare, with interrupts off), so a chain of ~60
- * comparisons cost every bot's start ~0.1 ms (and every syscall that still runs the filter,
+ * comparisons is CPU on every bot's start (and every syscall that still runs the filter,
  * ~60 comparisons). Every syscall number named below gets one action; any other is allowed. */
 enum { T_ALLOW, T_EPERM, T_ENOSYS, T_ZERO, T_EINVAL, T_EAFNOSUPPORT, T_FCNTL, T_SOCKET,
        T_CLONE, N_TARGETS };

@@ -16,8 +16,8 @@ SOURCE = Path(__file__).with_name("launcher.c")
 # Where an install puts the launcher it built (next to this file, so a wheel carries it).
 PACKAGED_DIR = Path(__file__).with_name("bin")
 # It runs once per bot start: without a C library first (x86-64 and arm64; a libc's
-# start-up costs ~0.3 ms per exec in a VM), else static (no dynamic loader), else whatever
-# this compiler can do.
+# start-up probes the CPU, which traps to the hypervisor in a VM), else static (no dynamic
+# loader), else whatever this compiler can do.
 NOLIBC = (
     "-O2",
     "-static",

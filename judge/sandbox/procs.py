@@ -338,7 +338,7 @@ def release_slot(slot: int) -> None:
 
 
 # A network namespace per slot, kept for the slot's next bots (launcher -X): making one and
-# tearing it down (the kernel's cleanup_net) cost ~1 ms of CPU per bot. It belongs to the
+# tearing it down (the kernel's cleanup_net) is CPU on every bot start. It belongs to the
 # judge's user namespace (the judge is root when it has slots), so no bot can change it.
 CLONE_NEWNET = 0x40000000
 _slot_netns: dict[int, int] = {}

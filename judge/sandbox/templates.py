@@ -5,7 +5,7 @@ A forked bot of a root judge gets its tree as a copy of the template (launcher -
 what is its own (/tmp, /dev/shm, /proc, a box under /tmp shown again), instead of a copy of
 the host's namespace, its tree built bind by bind and the host's tree unmounted: an unmount
 waits for an RCU grace period, and copying and building the mounts is the bulk of a forked
-start's mount work (docs/performance.md, round seven; docs/security.md, "Template mount
+start's mount work (docs/performance-history.md, round seven; docs/security.md, "Template mount
 namespaces").
 """
 

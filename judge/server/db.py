@@ -33,8 +33,3 @@ def storage_for(url: str) -> Storage:
     raise BadDatabaseURL(
         f"{url!r}: no storage backend for {scheme!r} (this judge has: {', '.join(SCHEMES)})"
     )
-
-
-def sqlite_url(path: Path) -> str:
-    path = path.resolve()
-    return f"sqlite:///{path}"

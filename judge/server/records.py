@@ -126,10 +126,6 @@ class Rating(BaseModel):
     draws: int = 0
     losses: int = 0
 
-    @property
-    def ordinal(self) -> float:
-        return self.mu - 3 * self.sigma
-
 
 class RatingPoint(BaseModel):
     """A bot version's rating just after one of its rated matches."""

@@ -171,14 +171,6 @@ def migrate(conn: sqlite3.Connection, path: object) -> list[int]:
     return applied
 
 
-BOT_SELECT = """
-SELECT b.*, u.name AS owner,
-       (SELECT max(v.version) FROM versions v WHERE v.bot_id = b.id AND v.state = 'ready')
-           AS latest_version
-FROM bots b JOIN users u ON u.id = b.owner_id
-"""
-
-
 class SQLiteStorage(SqlStorage):
     integrity_errors = (sqlite3.IntegrityError,)
     schema_version = SCHEMA_VERSION
