@@ -25,6 +25,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "db": ("judge.commands.server", "The server's database: migrate it, copy it elsewhere."),
     "submit": ("judge.commands.server", "Upload BOT to a judge server as a new version."),
     "remote": ("judge.commands.server", "Matches on a judge server."),
+    "scheduler": ("judge.commands.cluster", "Start a Dask scheduler for the judge's matches."),
+    "worker": ("judge.commands.cluster", "Start Dask workers that play matches (one per core)."),
+    "cluster-certs": ("judge.commands.cluster", "Make the TLS files of a Dask cluster."),
 }
 
 

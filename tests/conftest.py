@@ -75,6 +75,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_corpus_rpscontest": ("slow",),
     "test_evaluate": ("slow",),
     "test_executors": ("slow", "dask"),
+    "test_cluster_access": ("slow", "dask"),
     "test_fresh_machine": ("slow",),
     "test_hostile": ("slow",),
     "test_kits_compiled": ("slow",),

@@ -218,7 +218,10 @@ async def test_lines_stream_back_while_a_remote_match_runs(
                 seen_before_the_end.append(len(body(replay)))
             await trio.sleep(0.05)
 
-    async with DaskExecutor(cluster.address, insecure=True) as executor, trio.open_nursery() as nursery:
+    async with (
+        DaskExecutor(cluster.address, insecure=True) as executor,
+        trio.open_nursery() as nursery,
+    ):
         nursery.start_soon(watch)
         result = await executor.run(job)
         finished.set()
@@ -522,7 +525,10 @@ async def test_a_match_the_cluster_drops_is_submitted_again(
                     return
                 time.sleep(0.05)
 
-    async with DaskExecutor(cluster.address, insecure=True) as executor, trio.open_nursery() as nursery:
+    async with (
+        DaskExecutor(cluster.address, insecure=True) as executor,
+        trio.open_nursery() as nursery,
+    ):
         nursery.start_soon(trio.to_thread.run_sync, drop_when_running)
         result = await executor.run(MatchJob(spec, replay_path=tmp_path / "r.jsonl"))
     assert dropped
