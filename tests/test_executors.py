@@ -146,7 +146,8 @@ async def play_both_ways(
     """One tourney in process and on ``executor_name``: same standings, same replay bodies."""
     spec = tourney(bots, turns)
     here = await run_tourney(spec, replays=tmp_path / "inproc")
-    async with open_executor(executor_name) as executor:
+    # (the test's own `dask scheduler` listens on loopback without TLS)
+    async with open_executor(executor_name, insecure_cluster=True) as executor:
         there = await run_tourney(spec, replays=tmp_path / "there", executor=executor)
     assert standings(there) == standings(here)
     assert [(m.number, m.seed, m.scores, m.outcomes) for m in there.matches] == [
