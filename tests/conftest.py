@@ -72,6 +72,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_cli": ("slow",),
     "test_cli_rough_edges": ("slow",),
     "test_collusion": ("slow",),
+    "test_container": ("slow", "container"),
     "test_corpus_rpscontest": ("slow",),
     "test_evaluate": ("slow",),
     "test_executors": ("slow", "dask"),

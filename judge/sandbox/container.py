@@ -12,8 +12,8 @@ from pathlib import Path
 
 SECCOMP_HINT = (
     "the container's seccomp profile refuses what the launcher needs (unshare, mount, "
-    "sethostname): run it with deploy/seccomp.json (podman/docker: --security-opt "
-    "seccomp=deploy/seccomp.json; Kubernetes: seccompProfile Localhost)"
+    "sethostname): run it with deploy/botjudge-seccomp.json (podman/docker: --security-opt "
+    "seccomp=deploy/botjudge-seccomp.json; Kubernetes: seccompProfile Localhost)"
 )
 PROC_HINT = (
     "the container's /proc has masked paths, so no new /proc may be mounted for a bot: "
