@@ -20,6 +20,12 @@ PROC_HINT = (
     "unmask it (podman: --security-opt unmask=/proc/*; docker: --security-opt "
     "systempaths=unconfined; Kubernetes: securityContext.procMount: Unmasked)"
 )
+ROOT_HINT = (
+    "a root judge makes no user namespace (it gives each bot a uid instead), so it needs "
+    "CAP_SYS_ADMIN for the others: add it (podman/docker: --cap-add SYS_ADMIN; Kubernetes: "
+    "capabilities add SYS_ADMIN), or run the judge as a non-root user (the image's default) "
+    "with deploy/botjudge-seccomp.json and an unmasked /proc"
+)
 USERNS_HINT = (
     "user namespaces are off (user.max_user_namespaces is 0 here): the host must allow them, "
     "or the judge must run as root in the container"
@@ -53,6 +59,17 @@ def masked_proc() -> bool:
     return any(line.split()[4].startswith("/proc/") for line in mounts.splitlines())
 
 
+def _has_sys_admin() -> bool:
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return True
+    for line in status.splitlines():
+        if line.startswith("CapEff:"):
+            return bool(int(line.split()[1], 16) & (1 << 21))  # CAP_SYS_ADMIN
+    return True
+
+
 def seccomp_filtered() -> bool:
     try:
         status = Path("/proc/self/status").read_text()
@@ -71,6 +88,8 @@ def hints(launcher_error: str) -> list[str]:
         userns = -1
     if userns == 0 and os.geteuid() != 0:
         found.append(USERNS_HINT)
+    if os.geteuid() == 0 and "namespaces" in error and not _has_sys_admin():
+        found.append(ROOT_HINT)
     proc_refused = "/proc" in error and masked_proc()
     refused = any(call in error for call in ("sethostname", "unshare", "mount"))
     if seccomp_filtered() and refused and not proc_refused:
