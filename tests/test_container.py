@@ -175,6 +175,16 @@ def test_judge_sandbox_names_the_missing_option(
     assert named in namespaces["detail"], namespaces["detail"]
 
 
+def test_a_worker_refuses_to_play_below_namespaces_unless_told(
+    image: str, engine: dict[str, str]
+) -> None:
+    argv = ["podman", "run", "--rm", image, "worker", "127.0.0.1:1", "--insecure-cluster"]
+    proc = subprocess.run(argv, env=engine, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "refusing to play matches with sandbox layer 'base'" in proc.stderr
+    assert "unmask" in proc.stderr  # and why the namespaces layer is missing
+
+
 def test_a_root_judge_with_cap_sys_admin_isolates_bots_too(
     image: str, engine: dict[str, str]
 ) -> None:

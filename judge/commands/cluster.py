@@ -67,6 +67,29 @@ def _exec_dask(role: str, args: list[str], settings: dict[str, str], tls: bool) 
     os.execve(sys.executable, argv, env)
 
 
+def _check_sandbox(layer: str | None) -> None:
+    """Fail closed, as `judge serve` does: workers play other people's bots, so below the
+    namespaces layer only when the operator names the layer."""
+    from judge.sandbox import SandboxError
+    from judge.sandbox.probe import probe
+    from judge.sandbox.select import default_sandbox, weakness
+
+    try:
+        chosen = default_sandbox(layer).layer
+    except SandboxError as exc:
+        raise click.UsageError(str(exc)) from None
+    named = layer or os.environ.get("BOTJUDGE_SANDBOX")
+    warning = weakness(chosen)
+    if warning and named != chosen:
+        reason = probe().reasons.get("namespaces", "")
+        raise click.UsageError(
+            f"refusing to play matches with {warning}: {reason}; install what the namespaces "
+            f"layer needs, or pass --sandbox {chosen} to run bots this way anyway"
+        )
+    if warning:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+
+
 @click.command("scheduler")
 @click.option("--host", default="", help="address to listen on [default: every interface]")
 @click.option("--port", type=click.IntRange(1, 65535), default=DEFAULT_PORT, show_default=True)
@@ -122,6 +145,7 @@ def worker_command(
         address = scheduler_address(address, tls, insecure_cluster)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="SCHEDULER") from None
+    _check_sandbox(layer)
     workers = nworkers or len(os.sched_getaffinity(0))
     settings = dict(WORKER_SETTINGS)
     if layer is not None:
