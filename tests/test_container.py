@@ -149,7 +149,7 @@ def test_the_readme_match_runs_in_the_image_at_namespaces(
     )  # fmt: skip
     result = json.loads(out.splitlines()[-1])
     assert [p["outcome"] for p in result["players"]] == ["ok", "ok"], result
-    assert result["winner"] == "predictor"
+    assert result["players"][result["winner"]]["name"] == "predictor", result
     # As its user, not root: no capability in the container at all.
     assert judge_in(image, engine, "--version", options=[]).startswith("judge")
     whoami = ["podman", "run", "--rm", "--entrypoint", "id", image, "-u"]
