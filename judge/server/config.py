@@ -3,9 +3,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judge.executors.cluster import ClusterTLS
 from judge.server.uploads import UploadLimits
+
+if TYPE_CHECKING:
+    from judge.executors.cluster import ClusterTLS
 
 
 @dataclass(frozen=True)
