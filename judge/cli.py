@@ -26,6 +26,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("judge.commands.server", "Upload BOT to a judge server as a new version."),
     "remote": ("judge.commands.server", "Matches on a judge server."),
     "contest": ("judge.commands.contest", "Contests: create, list, show, submit, archive, verify."),
+    "scheduler": ("judge.commands.cluster", "Start a Dask scheduler for the judge's matches."),
+    "worker": ("judge.commands.cluster", "Start Dask workers that play matches (one per core)."),
+    "cluster-certs": ("judge.commands.cluster", "Make the TLS files of a Dask cluster."),
 }
 
 

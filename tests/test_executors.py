@@ -146,7 +146,8 @@ async def play_both_ways(
     """One tourney in process and on ``executor_name``: same standings, same replay bodies."""
     spec = tourney(bots, turns)
     here = await run_tourney(spec, replays=tmp_path / "inproc")
-    async with open_executor(executor_name) as executor:
+    # (the test's own `dask scheduler` listens on loopback without TLS)
+    async with open_executor(executor_name, insecure_cluster=True) as executor:
         there = await run_tourney(spec, replays=tmp_path / "there", executor=executor)
     assert standings(there) == standings(here)
     assert [(m.number, m.seed, m.scores, m.outcomes) for m in there.matches] == [
@@ -218,7 +219,10 @@ async def test_lines_stream_back_while_a_remote_match_runs(
                 seen_before_the_end.append(len(body(replay)))
             await trio.sleep(0.05)
 
-    async with DaskExecutor(cluster.address) as executor, trio.open_nursery() as nursery:
+    async with (
+        DaskExecutor(cluster.address, insecure=True) as executor,
+        trio.open_nursery() as nursery,
+    ):
         nursery.start_soon(watch)
         result = await executor.run(job)
         finished.set()
@@ -309,7 +313,7 @@ async def test_each_worker_fetches_a_box_once(tmp_path: Path, cluster: Cluster) 
     bot = slow_bot(tmp_path / f"box-{time.time_ns()}", 0)  # a box no worker has yet
     jobs = [MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=5, seed=i)) for i in range(8)]
     results: list[MatchResult] = []
-    async with DaskExecutor(cluster.address) as executor:
+    async with DaskExecutor(cluster.address, insecure=True) as executor:
         await executor.run_many(jobs, lambda _, result: results.append(result))
         fetches = executor.fetches
     assert len(results) == 8 and all(r.players[0].outcome == "ok" for r in results)
@@ -333,7 +337,7 @@ async def test_every_worker_keeps_every_box_after_an_idle_spell(
             other.amm.start()
     bot = slow_bot(tmp_path / f"box-{time.time_ns()}", 0)
     address = cluster.address if where == "remote" else None
-    async with DaskExecutor(address, local_workers=2) as executor:
+    async with DaskExecutor(address, local_workers=2, insecure=True) as executor:
         client = executor.client
         assert client is not None
         await executor.run(MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=3)))
@@ -411,7 +415,7 @@ async def test_a_box_reaches_the_live_workers_when_one_died_meanwhile(tmp_path: 
 
     own = Cluster(tmp_path / "cluster")
     try:
-        async with DaskExecutor(own.address) as executor:
+        async with DaskExecutor(own.address, insecure=True) as executor:
             client = executor.client
             assert client is not None
             before = await trio.to_thread.run_sync(own.worker_pids)
@@ -482,7 +486,7 @@ async def test_a_worker_killed_mid_tourney_reruns_its_matches_elsewhere(
                 os.kill(victim, signal.SIGKILL)
                 killed = True
 
-        async with DaskExecutor(own.address) as executor:
+        async with DaskExecutor(own.address, insecure=True) as executor:
             there = await run_tourney(
                 spec, replays=tmp_path / "replays", executor=executor, progress=progress
             )
@@ -522,7 +526,10 @@ async def test_a_match_the_cluster_drops_is_submitted_again(
                     return
                 time.sleep(0.05)
 
-    async with DaskExecutor(cluster.address) as executor, trio.open_nursery() as nursery:
+    async with (
+        DaskExecutor(cluster.address, insecure=True) as executor,
+        trio.open_nursery() as nursery,
+    ):
         nursery.start_soon(trio.to_thread.run_sync, drop_when_running)
         result = await executor.run(MatchJob(spec, replay_path=tmp_path / "r.jsonl"))
     assert dropped
@@ -534,7 +541,7 @@ async def test_a_lost_scheduler_is_a_clear_error_and_a_new_one_is_used(tmp_path:
     own = Cluster(tmp_path / "cluster", workers=1)
     bot = slow_bot(tmp_path / "box", 0.05)
     try:
-        async with DaskExecutor(own.address) as executor:
+        async with DaskExecutor(own.address, insecure=True) as executor:
             with pytest.raises(ExceptionGroup) as caught:
                 async with trio.open_nursery() as nursery:
 
@@ -558,7 +565,7 @@ async def test_a_lost_scheduler_is_a_clear_error_and_a_new_one_is_used(tmp_path:
 
 async def test_an_unreachable_scheduler_is_a_clear_error() -> None:
     with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler"):
-        async with open_executor(f"dask://127.0.0.1:{free_port()}"):
+        async with open_executor(f"dask://127.0.0.1:{free_port()}", insecure_cluster=True):
             pass
 
 
@@ -592,7 +599,7 @@ def test_the_tourney_command_takes_an_executor(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2 and "unknown executor 'cluster'" in bad.stderr
     gone = subprocess.run(
-        [*args, "--executor", f"dask://127.0.0.1:{free_port()}"],
+        [*args, "--executor", f"dask://127.0.0.1:{free_port()}", "--insecure-cluster"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -608,7 +615,7 @@ async def test_cancelling_a_remote_match_stops_it_and_its_bots(
     bot = slow_bot(tmp_path / "box", 0.05, name)
     replay = tmp_path / "cancelled.replay"
     job = MatchJob(rps_spec(bot, builtin("rps", "rock"), turns=2000), replay_path=replay)
-    async with DaskExecutor(cluster.address) as executor:
+    async with DaskExecutor(cluster.address, insecure=True) as executor:
         with trio.move_on_after(60) as scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(executor.run, job)
@@ -661,7 +668,7 @@ def test_a_dask_executor_keeps_a_bounded_record_of_artifact_fetches() -> None:
     """One entry per match, for the bench: a server runs for days, so only the latest."""
     from judge.executors.dask import FETCHES_KEPT
 
-    executor = DaskExecutor("tcp://127.0.0.1:1")  # (not opened: nothing to reach)
+    executor = DaskExecutor("tcp://127.0.0.1:1", insecure=True)  # (not opened: nothing to reach)
     for _ in range(FETCHES_KEPT + 5):
         executor.fetches.append({"seconds": 0.0, "cached": True})
     assert len(executor.fetches) == FETCHES_KEPT

@@ -34,7 +34,7 @@ def test_a_server_on_a_dask_cluster_plays_streams_and_records(tmp_path: Path) ->
 
 
 def play_on(cluster: Cluster, tmp_path: Path) -> None:
-    extra = ("--no-ladder", "--executor", f"dask://127.0.0.1:{cluster.port}")
+    extra = ("--no-ladder", "--executor", f"dask://127.0.0.1:{cluster.port}", "--insecure-cluster")
     with running_server(tmp_path / "data", *extra) as server:
         wait_for(lambda: any(line.startswith("executor: dask") for line in server.output))
         admin = server.client(server.admin_token)

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judge.commands.cluster_options import cluster_options
 from judge.sandbox.base import LAYERS
 
 if TYPE_CHECKING:
     from judge.evaluate import Evaluation
+    from judge.executors.cluster import ClusterTLS
 
 
 @click.command("evaluate")
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
     "executor_name",
     default="inproc",
     show_default=True,
-    metavar="inproc|local|dask://HOST:PORT|dask-local",
+    metavar="inproc|local|tls://HOST:PORT|dask-local",
     help="where matches run",
 )
 @click.option(
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     help="refuse to run below this isolation layer",
 )
 @click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
+@cluster_options
 def evaluate_command(
     game: str,
     a: str,
@@ -100,6 +103,8 @@ def evaluate_command(
     layer: str | None,
     min_layer: str | None,
     as_json: bool,
+    tls: ClusterTLS | None = None,
+    insecure_cluster: bool = False,
 ) -> None:
     """Play A against B in EPISODES matches of GAME (seats alternated, seeds varied, in
     parallel): wins, draws and losses, the win rate with a 95 % confidence interval, mean
@@ -118,7 +123,7 @@ def evaluate_command(
     if not cls.min_seats <= 2 <= cls.max_seats:
         raise click.UsageError(f"{game} takes {cls.seats_text()} bots; evaluate plays two")
     try:
-        check_executor(executor_name)
+        check_executor(executor_name, tls=tls, insecure_cluster=insecure_cluster)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
@@ -137,7 +142,14 @@ def evaluate_command(
     spec_a, spec_b = common.resolve_bots(game, (a, b), adapter)
     seed = seed if seed is not None else random.randrange(2**31)
     slots = concurrency or max(1, os.cpu_count() or 1)
-    executor = open_executor(executor_name, sandbox=sandbox, min_layer=min_layer, concurrency=slots)
+    executor = open_executor(
+        executor_name,
+        sandbox=sandbox,
+        min_layer=min_layer,
+        concurrency=slots,
+        tls=tls,
+        insecure_cluster=insecure_cluster,
+    )
 
     async def main() -> Evaluation:
         async with executor:

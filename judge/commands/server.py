@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+import httpx
+
+from judge.commands.cluster_options import cluster_options
 
 if TYPE_CHECKING:
+    from judge.executors.cluster import ClusterTLS
     from judge.server.config import Quotas
-import httpx
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
@@ -99,7 +102,7 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     "executor_name",
     default="inproc",
     show_default=True,
-    metavar="inproc|local|dask://HOST:PORT|dask-local",
+    metavar="inproc|local|tls://HOST:PORT|dask-local",
     help="where matches run: this process, a judge process per core, the workers of a Dask "
     "scheduler, or a Dask LocalCluster started with the server",
 )
@@ -135,6 +138,7 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     "stored_bytes, queued_matches, turns_per_day, registrations_per_hour, requests_per_minute; "
     "see docs/server.md",
 )
+@cluster_options
 def serve_command(
     host: str,
     port: int,
@@ -155,6 +159,8 @@ def serve_command(
     lease: float,
     builds: int,
     quota: tuple[str, ...],
+    tls: ClusterTLS | None = None,
+    insecure_cluster: bool = False,
 ) -> None:
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
@@ -166,10 +172,10 @@ def serve_command(
 
     if deadline <= 0:
         raise click.UsageError("--deadline must be > 0")
-    from judge.executors import check_executor
+    from judge.executors import CLUSTER_SCHEMES, check_executor
 
     try:
-        check_executor(executor_name)
+        check_executor(executor_name, tls=tls, insecure_cluster=insecure_cluster)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     from judge.server.clients import parse_networks
@@ -204,9 +210,11 @@ def serve_command(
         raise click.UsageError(str(exc)) from None
     if concurrency is not None:
         config.concurrency = concurrency
-    elif executor_name.startswith(("dask://", "tcp://")):
+    elif executor_name.startswith(CLUSTER_SCHEMES):
         config.concurrency = 0  # the cluster's own number, once connected
     config.executor = executor_name
+    config.cluster_tls = tls
+    config.insecure_cluster = insecure_cluster
     from judge.sandbox import SandboxError
     from judge.sandbox.select import default_sandbox, weakness
 

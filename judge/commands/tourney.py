@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from games import get_plugin
 from games.tourney import number
-from judge.executors import Executor
+from judge.commands.cluster_options import cluster_options
+from judge.executors import ClusterTLS, Executor
 from judge.sandbox.base import LAYERS
 from judge.tournament import (
     Progress,
@@ -66,7 +67,7 @@ from judge.tournament import (
     "executor_name",
     default="inproc",
     show_default=True,
-    metavar="inproc|local|dask://HOST:PORT|dask-local",
+    metavar="inproc|local|tls://HOST:PORT|dask-local",
     help="where matches run: this process, a judge process per core, the workers "
     "of a Dask scheduler, or a Dask LocalCluster started for the run",
 )
@@ -102,6 +103,7 @@ from judge.tournament import (
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="show this directory (read-only) to the bots, whose commands may then name files in it",
 )
+@cluster_options
 def tourney(
     game: str,
     bots: tuple[str, ...],
@@ -122,6 +124,8 @@ def tourney(
     layer: str | None = None,
     min_layer: str | None = None,
     allowed: tuple[Path, ...] = (),
+    tls: ClusterTLS | None = None,
+    insecure_cluster: bool = False,
 ) -> None:
     """Run GAME's tournament format (its original's; see `judge games`) between BOTS."""
     from judge.commands import common
@@ -143,7 +147,7 @@ def tourney(
         if wrong:
             raise click.UsageError(f"{flag} does not apply to a {game} tourney")
     try:
-        check_executor(executor_name)
+        check_executor(executor_name, tls=tls, insecure_cluster=insecure_cluster)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
@@ -190,6 +194,8 @@ def tourney(
         sandbox=sandbox,
         min_layer=min_layer,
         concurrency=spec.concurrency if executor_name == "inproc" else concurrency,
+        tls=tls,
+        insecure_cluster=insecure_cluster,
     )
     try:
         result = run_with_progress(spec, replays, executor, show=not as_json)

@@ -1,7 +1,9 @@
 """The Dask executor: matches as tasks on the workers of a Dask distributed cluster.
 
-``dask://HOST:PORT`` connects to a running scheduler; ``dask-local`` starts a LocalCluster of
-one worker process per core. A match is one task (``judge.executors.dask_worker.play_match``)
+``tls://HOST:PORT`` connects to a running scheduler (``tcp://`` only when the caller says the
+network is trusted: :mod:`judge.executors.cluster`); ``dask-local`` starts a LocalCluster of
+one worker process per core, whose members prove themselves to each other with certificates
+made for the run. A match is one task (``judge.executors.dask_worker.play_match``)
 that runs one trio judge in the worker process. Every task asks for one unit of the worker
 resource ``match``, and a worker offers one per process (``--nworkers N --nthreads 1
 --resources match=1``), so a worker process plays one match at a time: one per core.
@@ -66,8 +68,8 @@ FETCHES_KEPT = 10_000
 # How many times a match the cluster dropped (not failed) is submitted before giving up.
 SUBMISSIONS = 3
 WORKER_HELP = (
-    "start workers with: dask worker tcp://HOST:8786 --nworkers $(nproc) --nthreads 1 "
-    f"--resources {RESOURCE}=1"
+    "start workers with: judge worker tls://HOST:8786 --tls-ca CA --tls-cert CERT --tls-key KEY"
+    f" (one process per core, --resources {RESOURCE}=1)"
 )
 
 
@@ -135,10 +137,11 @@ def _files_of(box: Path) -> tuple[Any, ...]:
 
 
 class DaskExecutor(Executor):
-    """Matches on a Dask cluster: ``address`` is a scheduler (``tcp://host:8786``) or None for
-    a LocalCluster of ``local_workers`` processes (default: one per core, using
-    ``sandbox_layer`` if given). A worker whose sandbox is below ``min_layer`` refuses its
-    matches (an ExecutorError here)."""
+    """Matches on a Dask cluster: ``address`` is a scheduler (``tls://host:8786``, with
+    ``security`` a ``distributed.Security`` holding this client's certificate; ``tcp://`` only
+    with ``insecure``) or None for a LocalCluster of ``local_workers`` processes (default: one
+    per core, using ``sandbox_layer`` if given) that speaks TLS with certificates of its own.
+    A worker whose sandbox is below ``min_layer`` refuses its matches (an ExecutorError here)."""
 
     name = "dask"
 
@@ -149,8 +152,15 @@ class DaskExecutor(Executor):
         local_workers: int | None = None,
         sandbox_layer: str | None = None,
         min_layer: str | None = None,
+        security: Any = None,
+        insecure: bool = False,
     ) -> None:
+        if address is not None and address.startswith("tls://") and security is None:
+            raise ValueError(f"{address}: a TLS cluster needs this client's certificate")
+        if address is not None and not address.startswith("tls://") and not insecure:
+            raise ValueError(f"{address}: refusing an unauthenticated Dask cluster")
         self.address = address
+        self.security = security
         self.min_layer = min_layer
         self.local_workers = local_workers
         self.sandbox_layer = sandbox_layer
@@ -196,9 +206,12 @@ class DaskExecutor(Executor):
 
     def _connect(self) -> None:
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster, Security
 
         if self.address is None:
+            # A CA and certificates made for this cluster alone, in memory: its scheduler and
+            # workers let in no one else (whoever reaches them could run code as our user).
+            self.security = Security.temporary()  # type: ignore[no-untyped-call]
             workers = self.local_workers or len(os.sched_getaffinity(0))
             env = {"BOTJUDGE_SANDBOX": self.sandbox_layer} if self.sandbox_layer else {}
             # Tasks go to the workers at once (no scheduler-side queue): a worker starts its
@@ -219,12 +232,13 @@ class DaskExecutor(Executor):
                     scheduler_port=0,
                     silence_logs=40,
                     env=env,
+                    security=self.security,
                     # The scheduler runs in this process: it listens in-process as well as
-                    # on TCP (for the workers), and our client talks to it in-process, so
+                    # on TLS (for the workers), and our client talks to it in-process, so
                     # the messages of every match (submit, its events, its end, release)
                     # skip serializing and the loopback socket on both sides.
                     scheduler_kwargs={
-                        "protocol": ["tcp://", "inproc://"],
+                        "protocol": ["tls://", "inproc://"],
                         "host": ["127.0.0.1", None],
                         "port": [0, None],
                     },
@@ -235,11 +249,13 @@ class DaskExecutor(Executor):
                 if listener.contact_address.startswith("inproc://")
             ]
             # (on the cluster's event loop, as Client(cluster) would be: one loop thread)
-            self.client = Client(here[0], loop=self.cluster.loop)  # type: ignore[no-untyped-call]
+            self.client = Client(  # type: ignore[no-untyped-call]
+                here[0], loop=self.cluster.loop, security=self.security
+            )
         else:
             try:
                 self.client = Client(  # type: ignore[no-untyped-call]
-                    self.address, timeout=CONNECT_TIMEOUT
+                    self.address, timeout=CONNECT_TIMEOUT, security=self.security
                 )
             except (OSError, TimeoutError) as exc:
                 raise ExecutorError(

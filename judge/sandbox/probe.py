@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.sandbox import cgroups as cg
+from judge.sandbox import container
 from judge.sandbox.base import LAYERS, SandboxError
 from judge.sandbox.isolated import IsolatedSandbox
 from judge.sandbox.launcher import launcher_binary
@@ -82,6 +83,8 @@ def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
                 " / user.max_user_namespaces)"
             )
         detail = why[-1] if why else f"exit status {proc.returncode}"
+        if container.in_container():
+            hint += "".join(f"; in this container, {found}" for found in container.hints(detail))
         return False, f"the launcher could not make namespaces: {detail}{hint}"
     who = "as an unprivileged uid per slot" if sandbox.use_slot_uids else "as this user"
     return True, (

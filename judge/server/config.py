@@ -3,9 +3,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.analysis import SourceLimits
 from judge.server.uploads import UploadLimits
+
+if TYPE_CHECKING:
+    from judge.executors.cluster import ClusterTLS
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,9 @@ class ServerConfig:
     concurrency: int = field(default_factory=lambda: max(1, os.cpu_count() or 1))
     # Where matches run (judge.executors): inproc, local, dask://HOST:PORT or dask-local.
     executor: str = "inproc"
+    # How this server proves itself to a remote cluster, or that it may use one over plain TCP.
+    cluster_tls: ClusterTLS | None = None
+    insecure_cluster: bool = False
     ladder: bool = True
     # Every game's built-in bots join the ladders (owned by the user ``builtin``).
     builtin_bots: bool = True

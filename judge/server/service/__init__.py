@@ -89,7 +89,11 @@ class Service:
             blobs=blobs if blobs is not None else LocalBlobStore(config.data),
             sandbox=sandbox,
             executor=open_executor(
-                config.executor, sandbox=sandbox, concurrency=config.concurrency
+                config.executor,
+                sandbox=sandbox,
+                concurrency=config.concurrency,
+                tls=config.cluster_tls,
+                insecure_cluster=config.insecure_cluster,
             ),
         )
         self.sandbox = sandbox
