@@ -1040,7 +1040,8 @@ async def run_match(
                     match.spread()
                     await match.kill_all()
                     # Let stderr drain to EOF, but a leftover holding it open cannot stall us.
-                    with trio.move_on_after(STDERR_DRAIN), trio.CancelScope(shield=True):
+                    # (The deadline inside the shield: outside it, it could not end the wait.)
+                    with trio.CancelScope(shield=True), trio.move_on_after(STDERR_DRAIN):
                         for seat in match.seats:
                             if seat is not None:
                                 await seat.stderr_done.wait()
