@@ -203,3 +203,17 @@ async def test_the_secret_is_revealed_at_the_end_and_bound_by_the_header(
     unfinished.write_text("".join(lines[:-1]))
     report = verify_file(unfinished)
     assert not report.ok and not report.complete and NOT_REVEALED in report.notes
+
+
+def test_the_server_key_is_made_once_kept_and_never_replaced(tmp_path: Path) -> None:
+    from judge.server import seedkey
+
+    key = seedkey.load_or_create(tmp_path)
+    assert len(key) == 32 and seedkey.load_or_create(tmp_path) == key
+    assert [p.name for p in tmp_path.iterdir()] == ["seed.key"]  # (no partial file left)
+    (tmp_path / "seed.key").write_text("not a key\n")
+    with pytest.raises(seedkey.SeedKeyError, match="cannot read the seed key"):
+        seedkey.load_or_create(tmp_path)
+    (tmp_path / "seed.key").write_text("ab" * 16 + "\n")
+    with pytest.raises(seedkey.SeedKeyError, match="is not 32 bytes"):
+        seedkey.load_or_create(tmp_path)

@@ -23,7 +23,10 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import BinaryIO
 
-import botlib
+from botlib import seed_globals
+
+# A bot file's own botlib.py, if it has one, is still the one it imports.
+sys.modules.pop("botlib", None)
 
 READ_SIZE = 65536
 
@@ -38,7 +41,7 @@ class Host:
         os.dup2(2, 1)
         sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
         sys.stdout = sys.stderr
-        botlib.seed_globals()  # random, and numpy's once imported
+        seed_globals()  # random, and numpy's once imported
         # The adapter's own folder (games/<game>/: rules.py, game.py, bots.py...) must not
         # shadow the bot file's sibling modules of the same names.
         adapter_dir = os.path.dirname(os.path.abspath(sys.argv[0]))

@@ -18,8 +18,9 @@ from games.seeds import SECRET_BYTES
 FILE_NAME = "seed.key"
 
 
-class SeedKeyError(Exception):
-    """The key file exists but cannot be used: the server must not start on another key."""
+class SeedKeyError(RuntimeError):
+    """The key file exists but cannot be used: the server must not start on another key
+    (a RuntimeError: `judge serve` says it in one line)."""
 
 
 def load_or_create(data: Path) -> bytes:
