@@ -17,7 +17,7 @@
 (function (global) {
   "use strict";
 
-  const FORMAT_VERSION = 1;
+  const FORMAT_VERSION = 2;  // (replays/format.py; version 1 reads the same here)
   const renderers = Object.create(null);
 
   function h(tag, attrs, ...children) {
