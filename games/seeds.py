@@ -17,8 +17,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
-import secrets
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 SECRET_BYTES = 32
 SEED_BITS = 128  # a seed drawn when none is given: as hard to guess as the secret's bits
@@ -28,6 +30,8 @@ _STREAM_BLOCK = 64  # bytes of one BLAKE2b output
 
 
 def random_seed() -> int:
+    import secrets  # (only a command drawing a seed needs it: ~1 ms of imports)
+
     return secrets.randbits(SEED_BITS)
 
 
