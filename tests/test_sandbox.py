@@ -610,3 +610,26 @@ def test_without_a_compiler_the_reason_says_how_to_get_isolation(tmp_path: Path)
     )
     assert "install one (Debian: gcc), then `uv sync --reinstall-package botjudge`" in found.stdout
     assert not (tmp_path / "launcher").exists()
+
+
+def test_only_a_process_writing_to_a_bots_pipe_is_killed_as_its_leftover() -> None:
+    """What holds the write end goes; a process with the read end (one forked by the judge
+    would have it) is not the bot's."""
+    from judge.sandbox import procs
+
+    read_end, write_end = os.pipe()
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    writer = subprocess.Popen(sleep, pass_fds=(write_end,))
+    reader = subprocess.Popen(sleep, pass_fds=(read_end,))
+    os.close(write_end)
+    try:
+        assert procs.writers_remain(read_end)
+        assert trio.run(procs.kill_pipe_holders, [read_end])
+        assert not procs.writers_remain(read_end)
+        assert not _running(writer.pid)
+        assert reader.poll() is None
+    finally:
+        for process in (writer, reader):
+            process.kill()
+            process.wait()
+        os.close(read_end)

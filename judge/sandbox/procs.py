@@ -298,8 +298,9 @@ def writers_remain(fd: int) -> bool:
 
 
 def pipe_holders(fds: Iterable[int]) -> list[int]:
-    """Every process (but this one) with one of the pipes read at ``fds`` open: a /proc scan
-    of every process this user may read, for the rare bot whose leftover keeps them open."""
+    """Every process (but this one) with the write end of one of the pipes read at ``fds``
+    open: a /proc scan of every process this user may read, for the rare bot whose leftover
+    keeps them open. (A read end is not the bot's: a process forked by the judge has it.)"""
     links = set()
     for fd in fds:
         with contextlib.suppress(OSError):
@@ -315,12 +316,20 @@ def pipe_holders(fds: Iterable[int]) -> list[int]:
             continue  # gone, or not ours to read
         for name in open_fds:
             try:
-                if os.readlink(f"/proc/{entry}/fd/{name}") in links:
+                if os.readlink(f"/proc/{entry}/fd/{name}") in links and _writes(entry, name):
                     holders.append(int(entry))
                     break
             except OSError:
                 continue
     return holders
+
+
+def _writes(pid: str, fd: str) -> bool:
+    with open(f"/proc/{pid}/fdinfo/{fd}") as info:
+        for line in info:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & os.O_ACCMODE == os.O_WRONLY
+    return False
 
 
 async def kill_pipe_holders(fds: Iterable[int]) -> bool:
