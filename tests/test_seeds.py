@@ -134,7 +134,10 @@ async def test_numpys_global_generator_is_seeded_for_adapter_hosted_bots(
     async def moves(seed: int) -> str:
         lines: list[str] = []
         bots = [resolve(str(entry), "rps"), builtin_spec("rps", "rock")]
-        spec = MatchSpec(game="rps", bots=bots, seed=seed, options={"turns": 30})
+        # (numpy's import under a loaded machine takes seconds: not what is tested here)
+        spec = MatchSpec(
+            game="rps", bots=bots, seed=seed, options={"turns": 30}, startup_allowance=60
+        )
         result = await run_match(spec, sinks=[lines.append])
         assert result.players[0].outcome == "ok", result.players[0].stderr
         return "".join(line.split()[2] for line in lines if not line.startswith("#"))
