@@ -30,6 +30,7 @@ from bench.arenas import (
     roshambolo_tourney,
 )
 from bench.common import Report, Row, Spread, paired_ratios, quiet_logs
+from games.seeds import game_rng, secret_from_seed
 
 TARGET_COUNTING_RATIO = 1.0
 TARGET_ROSHAMBOLO_RATIO = 10.0
@@ -91,7 +92,9 @@ def reference_roshambolo_cpu(rounds: int, race_to: int) -> tuple[float, float, l
     random.seed(1)
     began, cpu = time.perf_counter(), _cpu_with_children()
     modules = [load(path) for path in roshambolo_files()]
-    won = roshambolo_tourney(modules, rounds, race_to, random.Random(1))
+    won = roshambolo_tourney(
+        modules, rounds, race_to, game_rng(secret_from_seed(1))
+    )  # (ours, seed 1)
     return time.perf_counter() - began, _cpu_with_children() - cpu, won
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from games.seeds import secret_from_seed
+
 # A match's result is what a replay's ``#result`` line holds: the replay format defines it.
 from replays.result import OUTCOMES as OUTCOMES
 from replays.result import MatchResult as MatchResult
@@ -35,6 +37,13 @@ class MatchSpec(BaseModel):
     game: str
     bots: list[BotSpec]
     seed: int = 0
+    secret: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{64}$",
+        repr=False,
+        description="the match secret (hex) every seat's seed and the game's draws derive from "
+        "(games/seeds.py); unset: derived from the seed alone, as guessable as the seed",
+    )
     options: dict[str, Any] = Field(default_factory=dict)
     turn_deadline: float = Field(1.0, gt=0, description="seconds per turn, wall clock")
     startup_allowance: float = Field(
@@ -45,3 +54,6 @@ class MatchSpec(BaseModel):
     pause_idle: bool = Field(
         True, description="pause bots while they are not on turn (games with one mover at a time)"
     )
+
+    def match_secret(self) -> bytes:
+        return bytes.fromhex(self.secret) if self.secret else secret_from_seed(self.seed)

@@ -22,7 +22,7 @@ from time import perf_counter
 
 import trio
 
-from games import get_game
+from games import get_game, seeds
 from games.base import GameState, IllegalOrder
 from judge import __version__, logs
 from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
@@ -375,11 +375,11 @@ class Match:
             raise ValueError(
                 f"{spec.game} takes {game_cls.seats_text()} bots, got {len(spec.bots)}"
             )
-        import random
-
         self.options = game_cls.Options(**spec.options)
+        # Every seat's seed and the game's draws: from the secret, none from another.
+        self.secret = spec.match_secret()
         self.state: GameState = game_cls(
-            seats=len(spec.bots), options=self.options, rng=random.Random(spec.seed)
+            seats=len(spec.bots), options=self.options, rng=seeds.game_rng(self.secret)
         )
         self.seats: list[Seat | None] = [None] * len(spec.bots)
         self.turn = 0
@@ -413,7 +413,8 @@ class Match:
         return {
             "game": self.spec.game,
             "match_id": self.spec.match_id,
-            "seed": self.spec.seed,
+            # The seed would give the secret away: the result reveals both, once it is over.
+            "commitment": seeds.commitment(self.secret),
             "options": self.options.model_dump(),
             "players": [
                 {"seat": i, "label": self.state.seat_label(i), "name": bot.name}
@@ -438,7 +439,7 @@ class Match:
         started: list[BotProcess | Exception | None] = [None] * len(self.spec.bots)
 
         async def start(index: int, bot: BotSpec) -> None:
-            bot_seed = (self.spec.seed * 1_000_003 + index) % (2**63)
+            bot_seed = seeds.seat_seed(self.secret, index)
             try:
                 started[index] = await self.sandbox.start(bot, seed=bot_seed)
             except Exception as exc:  # (raised below, as a start one by one would)
@@ -967,6 +968,7 @@ class Match:
             match_id=self.spec.match_id,
             game=self.spec.game,
             seed=self.spec.seed,
+            secret=self.secret.hex(),
             options=self.options.model_dump(),
             turns=self.turn,
             players=players,
@@ -1041,7 +1043,8 @@ async def run_match(
                     match.spread()
                     await match.kill_all()
                     # Let stderr drain to EOF, but a leftover holding it open cannot stall us.
-                    with trio.move_on_after(STDERR_DRAIN), trio.CancelScope(shield=True):
+                    # (The deadline inside the shield: outside it, it could not end the wait.)
+                    with trio.CancelScope(shield=True), trio.move_on_after(STDERR_DRAIN):
                         for seat in match.seats:
                             if seat is not None:
                                 await seat.stderr_done.wait()

@@ -20,6 +20,7 @@ import trio
 from pydantic import BaseModel, Field
 
 from games import get_plugin
+from games.seeds import SEED_BITS
 from games.tourney import Board, BotStanding, MatchProgress, MatchRecord, PlannedMatch
 from judge.executors.base import Executor, MatchJob
 from judge.executors.inproc import InProcessExecutor
@@ -87,10 +88,11 @@ class Progress:
 ProgressCallback = Callable[[Progress], None]
 
 
-def match_seed(seed: int, number: int) -> int:
-    """The seed of match ``number``: independent of scheduling and of the other matches."""
+def match_seed(seed: int, number: int, bits: int = SEED_BITS) -> int:
+    """The seed of match ``number``: independent of scheduling and of the other matches; as
+    many bits as a drawn seed has (a server, which mixes in its own key, stores 63)."""
     digest = hashlib.sha256(f"judge-tourney:{seed}:{number}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
+    return int.from_bytes(digest, "big") >> (256 - bits)
 
 
 def unique_names(bots: list[BotSpec]) -> list[BotSpec]:

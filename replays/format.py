@@ -1,10 +1,14 @@
-"""The replay format, version 1 (docs/replays.md).
+"""The replay format, version 2 (docs/replays.md).
 
 Line 1 is ``#judge-replay {json header}``. Every other line is either a game's
 turn line (never starting with ``#``), byte-for-byte what the game produced, or
 a judge line ``#<kind> {json}``: ``#dq`` where a seat was disqualified and
 ``#result`` last. The writer adds ``"sha256"`` to the result: the digest of
 every byte before it plus the result line without that field.
+
+Version 2 (this one) keeps the match's seed out of the header, which holds a commitment to
+the match secret instead; the result reveals seed and secret (games/seeds.py). Version 1
+had the seed in the header and the game drawing from ``random.Random(seed)``.
 """
 
 from __future__ import annotations
@@ -13,11 +17,11 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 # Every version this project ever wrote; a reader accepts exactly these.
-READABLE_VERSIONS = frozenset({1})
+READABLE_VERSIONS = frozenset({1, 2})
 MAGIC = "#judge-replay"
 RESULT_KIND = "result"
 DQ_KIND = "dq"
@@ -57,12 +61,21 @@ class ReplayHeader(BaseModel):
 
     version: int
     game: str = Field(min_length=1)
-    seed: int
+    seed: int | None = None  # version 1 only
+    commitment: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")  # version 2 on
     options: dict[str, Any]
     players: list[PlayerInfo] = Field(min_length=1)
     match_id: str = ""
     judge: str = ""
     sandbox: str = ""
+
+    @model_validator(mode="after")
+    def _randomness_recorded(self) -> ReplayHeader:
+        if self.version == 1 and self.seed is None:
+            raise ValueError("a version 1 header needs its seed")
+        if self.version >= 2 and self.commitment is None:
+            raise ValueError("a header needs the commitment to its match secret")
+        return self
 
     def player_name(self, seat: int) -> str:
         return self.players[seat].name if 0 <= seat < len(self.players) else f"seat {seat}"

@@ -78,6 +78,9 @@ class MatchResult(BaseModel):
     match_id: str
     game: str
     seed: int
+    secret: str | None = Field(
+        None, description="the match secret (hex), revealed once the match is over (version 2)"
+    )
     options: dict[str, Any]
     turns: int
     players: list[PlayerResult]

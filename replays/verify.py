@@ -1,7 +1,9 @@
 """Re-simulating a replay with the game's own rules: the check that makes a replay evidence.
 
-The verifier mirrors the match runner's loop exactly. From the header's game, seed,
-options and seats it builds the game state with the same seeded generator; for every
+The verifier mirrors the match runner's loop exactly. From the header's game, options and
+seats, and the match secret the result reveals (checked against the header's commitment;
+a version 1 replay: the header's seed), it builds the game state with the same generator
+as the runner (games/seeds.py); for every
 turn it asks the game who moves and begins the turn, applies the ``#dq`` events of that
 turn with ``state.disqualify``, reads the orders back from the recorded line with
 ``orders_from_line``, checks each is legal, applies them, and compares the line the game
@@ -14,12 +16,12 @@ it depends on it.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from games import UnknownGame, get_game
+from games import UnknownGame, get_game, seeds
 from games.base import GameState, IllegalOrder, ReplayMismatch
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
@@ -78,8 +80,10 @@ def _fmt(value: object) -> str:
 class Verifier:
     """Feed it every record after the header, in order; ``Mismatch`` on the first difference."""
 
-    def __init__(self, header: ReplayHeader) -> None:
+    def __init__(self, header: ReplayHeader, secret: bytes | None = None) -> None:
+        """``secret``: the match secret (revealed in the result), for a version 2 replay."""
         self.header = header
+        self.secret = secret
         try:
             game_cls = get_game(header.game)
         except UnknownGame as exc:
@@ -99,7 +103,7 @@ class Verifier:
                 f"options {header.options} are not what the game records for them "
                 f"({options.model_dump(mode='json')})"
             )
-        rng = random.Random(header.seed)  # exactly as the runner seeds it
+        rng = _game_rng(header, secret)  # exactly as the runner seeds it
         self.state: GameState = game_cls(seats=seats, options=options, rng=rng)
         for seat, player in enumerate(header.players):
             if player.label != self.state.seat_label(seat):
@@ -257,13 +261,16 @@ class Verifier:
         game = self.state.result()
         expected: dict[str, Any] = {
             "game": header.game,
-            "seed": header.seed,
             "options": header.options,
             "turns": self.turn,
             "winner": game.winner,
             "draw": game.winner is None,
             "summary": game.summary,
         }
+        if header.version == 1:
+            expected["seed"] = header.seed
+        else:
+            expected["secret"] = self.secret.hex() if self.secret is not None else None
         if "match_id" in header.model_fields_set:
             expected["match_id"] = header.match_id
         if "sandbox" in header.model_fields_set:
@@ -298,17 +305,96 @@ class Verifier:
                     )
 
 
-def verify_records(records: Iterable[Record]) -> VerifyReport:
-    """Verify a stream of records (header first). Format errors propagate as ReplayFormatError."""
-    report = VerifyReport()
-    verifier: Verifier | None = None
+def _game_rng(header: ReplayHeader, secret: bytes | None) -> random.Random:
+    if header.version == 1:
+        return random.Random(header.seed)  # (version 1: the game drew from the seed itself)
+    if secret is None or seeds.commitment(secret) != header.commitment:
+        raise ReplayFormatError("the match secret is missing or not the one the header commits to")
+    return seeds.game_rng(secret)
+
+
+def revealed_secret(result: Result) -> bytes | None:
+    """The match secret a version 2 result reveals, if it is well formed."""
+    text = result.result.secret
+    if text is None or len(text) != 2 * seeds.SECRET_BYTES:
+        return None
     try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return None
+
+
+def _secret_mismatch(header: ReplayHeader, result: Result) -> Mismatch | None:
+    secret = revealed_secret(result)
+    if secret is None:
+        return Mismatch(
+            Difference("the result", result.lineno, "no match secret revealed (64 hex digits)")
+        )
+    if seeds.commitment(secret) != header.commitment:
+        return Mismatch(
+            Difference(
+                "the result",
+                result.lineno,
+                "the revealed match secret is not the one the header commits to",
+            )
+        )
+    return None
+
+
+NOT_REVEALED = (
+    "the match secret is revealed with the result: the turns of a match without one cannot "
+    "be re-simulated"
+)
+
+
+def verify_records(
+    records: Iterable[Record], rewind: Callable[[], Iterable[Record]] | None = None
+) -> VerifyReport:
+    """Verify a stream of records (header first). Format errors propagate as ReplayFormatError.
+
+    A version 2 replay's secret is in its last line: the records are read to it, then
+    ``rewind()`` gives them again from the header (without ``rewind``, they are kept in
+    memory meanwhile).
+    """
+    stream = iter(records)
+    first = next(stream, None)
+    if first is None:
+        return VerifyReport()
+    if not isinstance(first, Header):
+        raise ReplayFormatError("the replay does not start with a header", line=1)
+    if first.header.version == 1:
+        return _verify_with(first.header, None, stream)
+    kept: list[Record] | None = [] if rewind is None else None
+    result: Result | None = None
+    for record in stream:
+        if kept is not None:
+            kept.append(record)
+        if isinstance(record, Result):
+            result = record
+    if result is None:
+        report = VerifyReport()
+        report.notes.append(NOT_REVEALED)
+        return report
+    mismatch = _secret_mismatch(first.header, result)
+    if mismatch is not None:
+        return VerifyReport(difference=mismatch.difference)
+    if kept is None:
+        assert rewind is not None
+        again = iter(rewind())
+        next(again, None)  # (the header, read already)
+        rest: Iterable[Record] = again
+    else:
+        rest = kept
+    return _verify_with(first.header, revealed_secret(result), rest)
+
+
+def _verify_with(
+    header: ReplayHeader, secret: bytes | None, records: Iterable[Record]
+) -> VerifyReport:
+    report = VerifyReport()
+    try:
+        verifier = Verifier(header, secret)
         for record in records:
-            if verifier is None:
-                if not isinstance(record, Header):
-                    raise ReplayFormatError("the replay does not start with a header", line=1)
-                verifier = Verifier(record.header)
-                continue
             verifier.feed(record)
             report.turns = verifier.turn
             if isinstance(record, Result):
@@ -317,8 +403,7 @@ def verify_records(records: Iterable[Record]) -> VerifyReport:
     except Mismatch as exc:
         report.difference = exc.difference
         return report
-    if verifier is not None:
-        report.turns = verifier.turn
+    report.turns = verifier.turn
     report.ok = report.complete
     if report.ok and report.checksum is None:
         report.notes.append("the result carries no checksum: metadata lines are not covered")
@@ -329,7 +414,7 @@ def verify_file(
     path: Path | str, *, follow: bool = False, idle_timeout: float | None = None
 ) -> VerifyReport:
     reader = ReplayReader(path, follow=follow, idle_timeout=idle_timeout)
-    report = verify_records(reader)
+    report = verify_records(reader, rewind=lambda: ReplayReader(path))
     if not report.complete and report.difference is None:
         reason = reader.incomplete_reason()
         if reason:

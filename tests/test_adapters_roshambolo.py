@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from games.seeds import game_rng, secret_from_seed
 from judge.bots import resolve
 from judge.models import BotSpec, MatchResult, MatchSpec
 from judge.runner import run_match
@@ -184,13 +185,13 @@ async def test_observe_and_play_calls_are_the_in_process_originals(capsys) -> No
     # The recorder sees exactly the calls, in exactly the order, that the original's tourney
     # makes in process (bench/arenas: play a, play b, every observer observes; same seed),
     # with the match co-located as `judge match` runs it and rock playing ahead.
-    import random
-
     from bench import arenas
 
     names = ("p_rock", "p_recorder", "p_counter")
     modules = [arenas.load(ORIGINAL / f"{name}.py") for name in names]
-    won = arenas.roshambolo_tourney(modules, rounds=3, race_to=15, rng=random.Random(11))
+    won = arenas.roshambolo_tourney(
+        modules, rounds=3, race_to=15, rng=game_rng(secret_from_seed(11))
+    )
     capsys.readouterr()  # (the recorder's stderr in this process)
     spec = MatchSpec(
         game="roshambolo",

@@ -6,7 +6,6 @@ No timing is asserted anywhere: figures depend on the machine; their plumbing do
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
@@ -14,6 +13,7 @@ from bench import arenas
 from bench.arena import counting_tourney, judge_counting_scores, ours_roshambolo
 from bench.common import RESULTS_DIR, Spread, paired_ratios
 from games.counting.rules import score_round
+from games.seeds import game_rng, secret_from_seed
 from judge.bots import resolve
 from judge.models import MatchSpec
 from judge.runner import run_match
@@ -77,7 +77,7 @@ def test_counting_tourney_takes_the_strategy_files_in_order() -> None:
 async def test_reference_roshambolo_agrees_with_the_judge() -> None:
     paths = [arenas.ROSHAMBOLO_DIR / "rock.py", arenas.ROSHAMBOLO_DIR / "counter.py"]
     won = arenas.roshambolo_tourney(
-        [arenas.load(p) for p in paths], rounds=3, race_to=10, rng=random.Random(5)
+        [arenas.load(p) for p in paths], rounds=3, race_to=10, rng=game_rng(secret_from_seed(5))
     )
     bots = [resolve(str(p), "roshambolo") for p in paths]
     result = await run_match(

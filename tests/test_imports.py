@@ -19,6 +19,8 @@ PACKAGES = ("protocol", "games", "replays", "judge", "bots")
 SKIPPED = ("bots/examples",)
 # Bot-side scripts import these by path (their directory or PYTHONPATH), not as packages.
 SCRIPT_PATHS = ("bots", "bots/adapters")
+# Where scripts live (bots, and the games' bots and adapters): only they import siblings bare.
+SCRIPT_PACKAGES = ("bots", "games")
 
 
 def source_files() -> Iterator[Path]:
@@ -81,7 +83,12 @@ def imported(path: Path, modules: set[str]) -> set[str]:
             targets = [f"{stem}.{alias.name}" for alias in node.names]
             targets = [t if t in modules else stem for t in targets]
         for target in targets:
-            resolved = resolve(target) if target.split(".")[0] in PACKAGES else bare(target)
+            if target.split(".")[0] in PACKAGES:
+                resolved = resolve(target)
+            elif name.split(".")[0] in SCRIPT_PACKAGES:
+                resolved = bare(target)
+            else:  # (a module of a package: its bare import is a top-level one, ``select``)
+                resolved = None
             if resolved is not None and resolved != name:
                 found.add(resolved)
     return found

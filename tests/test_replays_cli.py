@@ -51,7 +51,7 @@ def test_playback_off_a_terminal_prints_every_turn_plainly(replay: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert "\x1b[" not in proc.stdout  # no terminal codes into a pipe
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("rps · seed 3") and "random vs predictor" in lines[0]
+    assert lines[0].startswith("rps · turns=") and "random vs predictor" in lines[0]
     turns = [
         ln
         for ln in lines
@@ -158,7 +158,7 @@ def test_export_writes_a_self_contained_page(replay: Path, tmp_path: Path) -> No
 
 BAD_EDITS = [
     (lambda t: t.replace('"game":"rps"', '"game":"chess"', 1), ["line 1", "unknown game 'chess'"]),
-    (lambda t: t.replace('"version":1', '"version":7', 1), ["line 1", "version 7", "newer"]),
+    (lambda t: t.replace('"version":2', '"version":7', 1), ["line 1", "version 7", "newer"]),
     (
         lambda t: t.replace("\n", "\n#oops {}\n", 3).replace("#oops {}\n", "", 2),
         ["line 4", "unknown line kind"],

@@ -63,9 +63,9 @@ def test_every_line_kind(tmp_path: Path, real: bytes) -> None:
 
 
 def test_a_newer_version_is_refused_clearly(tmp_path: Path) -> None:
-    err = error_of(tmp_path, header_line(version=2) + "0 0 R R\n")
+    err = error_of(tmp_path, header_line(version=3) + "0 0 R R\n")
     assert isinstance(err, ReplayVersionError) and err.line == 1
-    assert "version 2" in str(err) and "newer" in str(err) and "upgrade" in str(err)
+    assert "version 3" in str(err) and "newer" in str(err) and "upgrade" in str(err)
     assert isinstance(error_of(tmp_path, header_line(version=0)), ReplayVersionError)
     assert "integer format version" in str(error_of(tmp_path, header_line(version="1")))
 

@@ -537,3 +537,99 @@ async def test_a_path_in_the_command_is_not_shown_to_the_bot(tmp_path: Path) -> 
     )
     result = await run_match(spec, sandbox=sandbox_for("namespaces"))
     assert result.players[0].reason == "exited with status 6", result.players[0]
+
+
+# Plays rock, after leaving a grandchild in a session of its own that keeps the inherited
+# stdout and stderr open and says where it is (its pid, in the box's "leftover" file).
+PIPE_HOLDING_BOT = """\
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        try:
+            with open("leftover.tmp", "w") as out:
+                out.write(str(os.getpid()))
+            os.rename("leftover.tmp", "leftover")
+        except OSError:
+            pass
+        time.sleep(600)
+    os._exit(0)
+os.wait()
+for _ in range(300):  # (where the box is not writable, it plays after 3 s)
+    if os.path.exists("leftover"):
+        break
+    time.sleep(0.01)
+for line in sys.stdin:
+    if line.strip() == ".":
+        sys.stdout.write("R\\n.\\n")
+        sys.stdout.flush()
+"""
+
+
+def test_a_daemon_holding_the_bots_pipes_neither_hangs_the_match_nor_outlives_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    box = tmp_path / "box"
+    box.mkdir()
+    box.chmod(0o777)
+    (box / "daemon.py").write_text(PIPE_HOLDING_BOT)
+    argv = [sys.executable, "-m", "judge.cli", "match", "rps", str(box / "daemon.py"), "rock"]
+    try:
+        judge = subprocess.run(
+            [*argv, "--turns", "3", "--sandbox", sandbox.layer, "--json"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=60,  # (a judge waiting on the daemon's pipes never ends)
+        )
+    finally:
+        leftover = box / "leftover"
+        pid = int(leftover.read_text()) if leftover.exists() else None
+        if pid is not None and sandbox.layer in ("none", "base") and _running(pid):
+            os.kill(pid, signal.SIGKILL)  # (only the pid it wrote: ours to end)
+            pytest.fail(f"the daemon {pid} outlived its match")
+    assert judge.returncode == 0, judge.stderr
+    assert json.loads(judge.stdout)["turns"] == 3
+    if sandbox.layer in ("none", "base"):  # (deeper, its pid is one of its own namespace's)
+        assert pid is not None
+
+
+def test_without_a_compiler_the_reason_says_how_to_get_isolation(tmp_path: Path) -> None:
+    """What `judge match` adds to its warning when it falls back to `none` for want of cc."""
+    build = (
+        "import sys; from pathlib import Path; from judge.sandbox.launcher_build import build; "
+        "print(build(Path(sys.argv[1])))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", build, str(tmp_path / "launcher")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"PATH": str(tmp_path)},  # (no cc in it)
+        check=True,
+    )
+    assert "install one (Debian: gcc), then `uv sync --reinstall-package botjudge`" in found.stdout
+    assert not (tmp_path / "launcher").exists()
+
+
+def test_only_a_process_writing_to_a_bots_pipe_is_killed_as_its_leftover() -> None:
+    """What holds the write end goes; a process with the read end (one forked by the judge
+    would have it) is not the bot's."""
+    from judge.sandbox import procs
+
+    read_end, write_end = os.pipe()
+    sleep = [sys.executable, "-c", "import time; time.sleep(60)"]
+    writer = subprocess.Popen(sleep, pass_fds=(write_end,))
+    reader = subprocess.Popen(sleep, pass_fds=(read_end,))
+    os.close(write_end)
+    try:
+        assert procs.writers_remain(read_end)
+        assert trio.run(procs.kill_pipe_holders, [read_end])
+        assert not procs.writers_remain(read_end)
+        assert not _running(writer.pid)
+        assert reader.poll() is None
+    finally:
+        for process in (writer, reader):
+            process.kill()
+            process.wait()
+        os.close(read_end)

@@ -394,7 +394,9 @@ async def test_tournament_round_robin(api: Api) -> None:
     # The seeds are judge.tournament's: the same spec gives the same matches.
     from judge.tournament import match_seed
 
-    assert sorted(m["seed"] for m in matches) == sorted(match_seed(7, k) for k in (1, 2, 3))
+    assert sorted(m["seed"] for m in matches) == sorted(
+        match_seed(7, k, bits=63) for k in (1, 2, 3)
+    )
 
 
 async def test_tournament_counting_arena_boards(api: Api) -> None:
@@ -601,3 +603,27 @@ async def test_upload_naming_a_host_path_is_refused(api: Api, manifest: str) -> 
     assert r.status_code == 400, r.text
     assert "cannot be used" in r.json()["error"], r.json()
     assert "only its own directory" in r.json()["error"]
+
+
+async def test_a_chosen_seed_is_mixed_with_the_servers_key(api: Api, tmp_path: Path) -> None:
+    """The CLI's `--seed 5` is guessable by anyone; the server's seed 5 is not (seeds.py)."""
+    from games.seeds import commitment, keyed_secret, seat_seed, secret_from_seed
+    from replays.verify import verify_file
+
+    alice = await api.user("alice")
+    body = {"game": "liarsdice", "bots": ["builtin:computer", "builtin:robot"], "seed": 5}
+    r = await api.http.post("/api/matches", json=body, headers=api.auth(alice))
+    assert r.status_code == 202, r.text
+    match = await api.finished(r.json()["id"])
+    result = match["result"]
+    assert match["status"] == "finished" and result["seed"] == 5
+    key_file = api.service.config.data / "seed.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    secret = keyed_secret(bytes.fromhex(key_file.read_text()), 5)
+    assert result["secret"] == secret.hex() != secret_from_seed(5).hex()
+    assert seat_seed(secret, 0) != seat_seed(secret_from_seed(5), 0)
+    replay = tmp_path / "m.replay"
+    replay.write_bytes((await api.http.get(f"/api/matches/{match['id']}/replay")).content)
+    header = replay.read_text().splitlines()[0]
+    assert '"seed"' not in header and commitment(secret) in header
+    assert verify_file(replay).ok

@@ -119,7 +119,7 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
         # Drawn as `judge replay` draws it: a title, a line per turn, the result.
-        assert lines[0].startswith("rps · seed ") and "cbot@1 vs jsbot@1" in lines[0]
+        assert lines[0].startswith("rps · turns=") and "cbot@1 vs jsbot@1" in lines[0]
         assert len([ln for ln in lines if ln.strip()[:1].isdigit() and "→" in ln]) == 50
         assert "result after 50 turns" in done.stdout
         assert "#judge-replay" not in done.stdout
@@ -167,7 +167,9 @@ def test_bots_in_three_languages_matches_tournament_live_and_verified_replay(
         drawn = judge("remote", "watch", match_id, "--server", url)
         assert drawn.returncode == 0, drawn.stderr
         drawn_lines = drawn.stdout.splitlines()
-        assert drawn_lines[0].startswith("rps · seed ") and "slowbot@1 vs pybot@1" in drawn_lines[0]
+        assert (
+            drawn_lines[0].startswith("rps · turns=") and "slowbot@1 vs pybot@1" in drawn_lines[0]
+        )
         assert "  600 " in drawn.stdout and "result after 600 turns" in drawn.stdout
         assert "#judge-replay" not in drawn.stdout and "#result" not in drawn.stdout
 

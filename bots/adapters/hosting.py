@@ -3,7 +3,8 @@
 ``Host`` keeps the protocol on private copies of fds 0 and 1, then points fd 0 at
 /dev/null and fd 1 at stderr, so whatever the bot prints or reads (``print``,
 ``input``, ``os.write(1, ...)``) can never corrupt the protocol. The global
-``random`` is seeded from ``JUDGE_SEED`` before the bot's module is loaded.
+``random`` is seeded from ``JUDGE_SEED`` before the bot's module is loaded, numpy's global
+generator once the bot imports it.
 
 A Python 2 bot file comes with its Python 3 translation, made by the judge
 (``BOTFILE --python2 TRANSLATED``), or with the reason there is none
@@ -15,13 +16,17 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import random
 import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import BinaryIO
+
+from botlib import seed_globals
+
+# A bot file's own botlib.py, if it has one, is still the one it imports.
+sys.modules.pop("botlib", None)
 
 READ_SIZE = 65536
 
@@ -36,7 +41,7 @@ class Host:
         os.dup2(2, 1)
         sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
         sys.stdout = sys.stderr
-        random.seed(int(os.environ.get("JUDGE_SEED", "0")))
+        seed_globals()  # random, and numpy's once imported
         # The adapter's own folder (games/<game>/: rules.py, game.py, bots.py...) must not
         # shadow the bot file's sibling modules of the same names.
         adapter_dir = os.path.dirname(os.path.abspath(sys.argv[0]))

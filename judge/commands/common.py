@@ -128,7 +128,7 @@ def sandbox_or_exit(layer: str | None, min_layer: str | None) -> Sandbox:
         sandbox = default_sandbox(layer, min_layer)
     except SandboxError as exc:
         raise click.ClickException(str(exc)) from None
-    warning = weakness(sandbox.layer)
+    warning = weakness(sandbox.layer, why_not_stronger=layer is None)
     if warning:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
     return sandbox

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from games.seeds import random_seed
 from judge.commands.cluster_options import cluster_options
 from judge.sandbox.base import LAYERS
 
@@ -140,7 +140,7 @@ def evaluate_command(
         raise click.UsageError(f"directory {replays.parent} does not exist")
     sandbox = common.sandbox_or_exit(layer, min_layer)
     spec_a, spec_b = common.resolve_bots(game, (a, b), adapter)
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else random_seed()
     slots = concurrency or max(1, os.cpu_count() or 1)
     executor = open_executor(
         executor_name,

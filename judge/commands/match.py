@@ -79,7 +79,7 @@ def match(
     allowed: tuple[Path, ...],
 ) -> None:
     """Play one match of GAME between BOTS (paths, commands, directories or built-in names)."""
-    import random
+    from games.seeds import random_seed
 
     game = common.game_name(game)
     pairs = {
@@ -137,7 +137,7 @@ def match(
     spec = MatchSpec(
         game=game,
         bots=specs,
-        seed=seed if seed is not None else random.randrange(2**31),
+        seed=seed if seed is not None else random_seed(),
         options=options,
         turn_deadline=deadline,
         startup_allowance=startup,

@@ -9,7 +9,6 @@ everywhere else; only the turn deadline is long, because people think slowly.
 from __future__ import annotations
 
 import os
-import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import click
 import trio
 
 from games import get_plugin
+from games.seeds import random_seed
 from judge.botfiles import BOTS_DIR, GAMES_DIR
 from judge.models import BotSpec, MatchSpec
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox
@@ -137,7 +137,7 @@ def play(
     specs = common.resolve_bots(game, opponents, adapter)
     human = human_spec(game, os.ttyname(sys.stdin.fileno()), name)
     specs.insert(seat - 1, human)
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else random_seed()
     spec = MatchSpec(
         game=game,
         bots=specs,

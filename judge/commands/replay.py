@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from games import UnknownGame, get_game
-from replays.format import ReplayFormatError
+from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 
 EXIT_BAD_REPLAY = 1
@@ -198,6 +198,12 @@ def replay(
         _fail(file, f"internal error ({type(exc).__name__}: {exc}); please report it")
 
 
+def _seed_shown(header: ReplayHeader, result: Result | None) -> str:
+    if header.seed is not None:  # (format version 1)
+        return str(header.seed)
+    return str(result.result.seed) if result is not None else "revealed with the result"
+
+
 def _default_output(file: Path) -> Path:
     name = file.name
     for suffix in (".gz", ".zst", ".replay", ".txt"):
@@ -231,7 +237,7 @@ def _checksum_message(result: Result) -> str:
 def _verify(file: Path, reader: ReplayReader, as_json: bool) -> None:
     from replays.verify import verify_records
 
-    report = verify_records(_records(reader))
+    report = verify_records(_records(reader), rewind=lambda: _records(ReplayReader(file)))
     if not report.complete and report.difference is None:
         reason = reader.incomplete_reason()
         if reason:
@@ -344,7 +350,7 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
         facts.append(("status", _incomplete_note(reader)))
         facts.append(("turns so far", str(reader.turns)))
     facts += [
-        ("seed", str(header.seed)),
+        ("seed", _seed_shown(header, result)),
         ("options", json.dumps(header.options)),
         ("sandbox", header.sandbox or "?"),
         ("match id", header.match_id or "?"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 import click
 import trio
 
+from games.seeds import random_seed
 from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 
 
@@ -132,7 +132,7 @@ def time_bot(
     bot_spec = common.resolve_bots(game, (bot,), adapter)[0]
     bot_specs = list(reference_specs)
     bot_specs[lineup.timed_seat] = bot_spec
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else random_seed()
 
     runs = matches or lineup.matches
     sides: list[list[PlayerResult]] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import trio
 from pydantic import ValidationError
 
 from games import get_plugin
+from games.seeds import random_seed
 from games.tourney import number
 from judge.commands.cluster_options import cluster_options
 from judge.executors import ClusterTLS, Executor
@@ -159,7 +159,7 @@ def tourney(
         **common.parse_option_pairs(extra),
     }
     options = common.game_options(game, pairs)
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else random_seed()
     replays = replays if replays is not None else Path(f"tourney-{game}-{seed}")
     if replays.exists() and not replays.is_dir():
         raise click.UsageError(f"{replays} exists and is not a directory")

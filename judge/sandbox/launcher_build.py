@@ -101,7 +101,10 @@ def _compile(
     ``target`` atomically; None on success, else the problem."""
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
-        return f"{what} needs a C compiler (cc) to be built once"
+        return (
+            f"{what} needs a C compiler (cc) to be built once: install one (Debian: gcc), "
+            "then `uv sync --reinstall-package botjudge`"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     problem = ""

@@ -31,6 +31,16 @@ class PlainProcess(BotProcess):
             # What the bot left in its session came back to the judge (a subreaper).
             self._cleared = await procs.reap_adopted_until_clear()
             procs.forget_session(self.process.pid)
+            # A daemon in a session of its own holding the bot's stdout or stderr: the
+            # judge would wait on those pipes, and no other layer's kill reaches it here.
+            cleared = await procs.kill_pipe_holders(self._open_pipes())
+            self._cleared = self._cleared and cleared
+
+    def _open_pipes(self) -> list[int]:
+        """The read ends of the bot's stdout and stderr the judge has not closed yet."""
+        pipes = (self.process.stdout, self.process.stderr)
+        fds = [p.fileno() for p in pipes if isinstance(p, trio.lowlevel.FdStream)]
+        return [fd for fd in fds if fd >= 0]  # (-1 once closed)
 
 
 class PlainSandbox(Sandbox):

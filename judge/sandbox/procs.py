@@ -16,6 +16,7 @@ import contextlib
 import ctypes
 import os
 import resource
+import select
 import subprocess
 import threading
 from collections.abc import Callable, Iterable
@@ -35,6 +36,8 @@ _spawned: set[int] = set()
 # Session ids of bots started by this process (each bot starts a new session).
 _bot_sessions: set[int] = set()
 _subreaper = False
+# How long a kill waits for what a bot left behind to die.
+LEFTOVER_PATIENCE = 2.0
 
 
 def raise_fd_limit() -> int:
@@ -281,6 +284,71 @@ async def reap_adopted_until_clear(extra: Iterable[int] = (), patience: float = 
             await trio.sleep(0.002)
         return True
     return False
+
+
+# -- what holds a bot's pipes after it is gone ----------------------------------------
+
+
+def writers_remain(fd: int) -> bool:
+    """Whether some process still holds the write end of the pipe read at ``fd`` (the read
+    end of a pipe polls POLLHUP once no writer is left, whatever data is still unread)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return not any(event & select.POLLHUP for _, event in poller.poll(0))
+
+
+def pipe_holders(fds: Iterable[int]) -> list[int]:
+    """Every process (but this one) with the write end of one of the pipes read at ``fds``
+    open: a /proc scan of every process this user may read, for the rare bot whose leftover
+    keeps them open. (A read end is not the bot's: a process forked by the judge has it.)"""
+    links = set()
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            links.add(f"pipe:[{os.fstat(fd).st_ino}]")
+    me = str(os.getpid())
+    holders = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or entry == me:
+            continue
+        try:
+            open_fds = os.listdir(f"/proc/{entry}/fd")
+        except OSError:
+            continue  # gone, or not ours to read
+        for name in open_fds:
+            try:
+                if os.readlink(f"/proc/{entry}/fd/{name}") in links and _writes(entry, name):
+                    holders.append(int(entry))
+                    break
+            except OSError:
+                continue
+    return holders
+
+
+def _writes(pid: str, fd: str) -> bool:
+    with open(f"/proc/{pid}/fdinfo/{fd}") as info:
+        for line in info:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & os.O_ACCMODE == os.O_WRONLY
+    return False
+
+
+async def kill_pipe_holders(fds: Iterable[int]) -> bool:
+    """Kill what still holds the pipes read at ``fds`` (a bot's daemon in a session of its
+    own, which its group's kill missed) with its descendants, and reap those that came back
+    to this subreaper; True once nothing holds them."""
+    fds = [fd for fd in fds if writers_remain(fd)]
+    if not fds:
+        return True
+    killed: set[int] = set()
+    with trio.move_on_after(LEFTOVER_PATIENCE):
+        while holders := pipe_holders(fds):
+            for holder in holders:
+                tree = [holder, *descendants(holder)]
+                signal_all(tree, 9)
+                killed.update(tree)
+            await trio.sleep(0.002)
+    await reap_adopted_until_clear(killed)
+    return not any(writers_remain(fd) for fd in fds)
 
 
 # -- uid slots -----------------------------------------------------------------

@@ -21,11 +21,20 @@ WEAKNESS: dict[str, str] = {
 }
 
 
-def weakness(layer: str) -> str | None:
-    """A warning line for a layer below namespaces, naming it and what it does not protect."""
+def weakness(layer: str, *, why_not_stronger: bool = False) -> str | None:
+    """A warning line for a layer below namespaces, naming it and what it does not protect;
+    ``why_not_stronger``: also why the next layer up is unavailable (how to get it)."""
     if layer not in WEAKNESS:
         return None
-    return f"sandbox layer {layer!r}: {WEAKNESS[layer]} (see `judge sandbox`)"
+    warning = f"sandbox layer {layer!r}: {WEAKNESS[layer]} (see `judge sandbox`)"
+    if why_not_stronger:
+        from judge.sandbox.probe import probe
+
+        report = probe()
+        above = LAYERS[layer_rank(layer) + 1]
+        if not report.available.get(above):
+            warning += f"; {above}: {report.reasons[above]}"
+    return warning
 
 
 def sandbox_for(layer: str, limits: SandboxLimits | None = None) -> Sandbox:

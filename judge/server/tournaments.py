@@ -45,7 +45,7 @@ def tourney_spec(game: str, seats: list[Seat], settings: dict[str, Any]) -> tour
 def plan(spec: tourney.TourneySpec) -> list[tuple[int, list[int], dict[str, Any], int]]:
     """(number, bot indices seat by seat, options, seed) of every match, in order."""
     return [
-        (m.number, list(m.bots), m.options, tourney.match_seed(spec.seed, m.number))
+        (m.number, list(m.bots), m.options, tourney.match_seed(spec.seed, m.number, bits=63))
         for m in tourney.plan(spec)
     ]
 

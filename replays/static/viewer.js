@@ -17,7 +17,7 @@
 (function (global) {
   "use strict";
 
-  const FORMAT_VERSION = 1;
+  const FORMAT_VERSION = 2;  // (replays/format.py; version 1 reads the same here)
   const renderers = Object.create(null);
 
   function h(tag, attrs, ...children) {
@@ -256,11 +256,11 @@
       // A long or multi-line value (a map's text) is shown as its size.
       const shown = (v) => { const t = String(v); return t.length <= 40 && !t.includes("\n") ? t : "<" + t.length + " characters>"; };
       const options = Object.entries(header.options || {}).map(([k, v]) => k + "=" + shown(v)).join(", ");
-      this.subEl.replaceChildren(
-        "seed " + header.seed + (options ? " · " + options : "") +
-        (header.match_id ? " · match " + header.match_id : "") +
-        (header.judge ? " · judge " + header.judge : "") +
-        (header.sandbox ? " · sandbox " + header.sandbox : ""));
+      // (The seed is in the header of format version 1 only; later ones reveal it at the end.)
+      const facts = [header.seed !== undefined ? "seed " + header.seed : "", options,
+        header.match_id ? "match " + header.match_id : "", header.judge ? "judge " + header.judge : "",
+        header.sandbox ? "sandbox " + header.sandbox : ""];
+      this.subEl.replaceChildren(facts.filter((fact) => fact).join(" · "));
     }
 
     schedule() {

@@ -25,6 +25,7 @@ from games import all_games
 from judge import __version__, logs
 from judge.bots import builtin_bots, toolchains
 from judge.sandbox import Sandbox
+from judge.server import seedkey
 from judge.server.blobs import BlobStore, LocalBlobStore
 from judge.server.config import ServerConfig
 from judge.server.records import Match, MatchStatus
@@ -120,6 +121,7 @@ class Service:
     async def open(self) -> None:
         """Prepare the working directories and storage; recover what a stopped server left."""
         await self.ctx.storage.open()
+        self.ctx.seed_key = seedkey.load_or_create(self.config.data)
         if self.ctx.storage.shared:
             # Other servers may be working in there: only this process's scratch is new.
             self.ctx.work_root.mkdir(parents=True)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from games import UnknownGame, get_game, get_plugin
+from games import UnknownGame, get_game, get_plugin, seeds
 from judge.bots import builtin_bots
 from judge.executors import Executor
 from judge.sandbox import Sandbox
@@ -137,6 +137,8 @@ class Context:
     executor: Executor
     hub: Hub = field(default_factory=Hub)
     rng: random.Random = field(default_factory=random.Random)
+    # Mixed into every match's seed (judge/server/seedkey.py); loaded by Service.open.
+    seed_key: bytes = field(default=b"", repr=False)
     # This server process, among those that may share one database.
     instance: str = field(
         default_factory=lambda: f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -151,6 +153,12 @@ class Context:
     def work_root(self) -> Path:
         """This process's scratch directory (matches' and builds' private copies)."""
         return self.config.work_dir / self.instance
+
+    def match_secret(self, seed: int) -> str:
+        """The secret of a match with this seed here: unknown to anyone without the key."""
+        if not self.seed_key:
+            raise RuntimeError("the seed key is not loaded (Service.open)")
+        return seeds.keyed_secret(self.seed_key, seed).hex()
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the server's file paths taken out of every string (for public JSON)."""

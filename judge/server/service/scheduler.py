@@ -7,6 +7,7 @@ releases the live stream's result line. ``_play`` is the one place a match is st
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import time
 import uuid
@@ -136,7 +137,9 @@ class Scheduler:
             seats=seats,
             options=options,
             turns=cls.turns_asked(len(seats), cls.Options(**options)),
-            seed=seed if seed is not None else self.ctx.rng.randrange(2**31),
+            # (Drawn: a seed of 63 bits never comes round again, as a repeated one would
+            # repeat a match whose secret an earlier replay revealed.)
+            seed=seed if seed is not None else secrets.randbits(63),
             created=time.time(),
             requested_by=requested_by,
             tournament_id=tournament_id,
@@ -403,6 +406,7 @@ class Scheduler:
                         game=match.game,
                         bots=bots,
                         seed=match.seed,
+                        secret=self.ctx.match_secret(match.seed),
                         options=match.options,
                         turn_deadline=self.config.turn_deadline,
                         startup_allowance=self.config.startup_allowance,

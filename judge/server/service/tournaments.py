@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from typing import Any
@@ -65,7 +66,7 @@ class Tournaments:
         if "options" in settings:
             settings = {**settings, "options": validate_options(game, settings["options"])}
         if settings.get("seed") is None:
-            settings = {**settings, "seed": self.ctx.rng.randrange(2**31)}
+            settings = {**settings, "seed": secrets.randbits(63)}
         seats = await self.catalog.seats_from_refs(game, refs)
         try:
             spec = planning.tourney_spec(game, seats, settings)
