@@ -161,6 +161,13 @@ class GameState(ABC):
         that names none): `judge time` uses it to spot a bot written for another game."""
         return None
 
+    def time_bank(self) -> float:
+        """Seconds each seat may spend beyond the turn deadline over the whole match (Kaggle's
+        overage time): a turn waits for the fullest bank, and each answer's time past the
+        deadline is taken from its seat's; a seat whose answer needs more than is left is
+        disqualified (timeout). 0: none, every answer within the deadline."""
+        return 0.0
+
     def final_message(self, seat: int) -> list[str]:
         """What a seat is told when the match ends (news it has not seen, then the end)."""
         result = self.result()

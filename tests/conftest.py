@@ -77,6 +77,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_executors": ("slow", "dask"),
     "test_fresh_machine": ("slow",),
     "test_hostile": ("slow",),
+    "test_kaggle_oracle": ("slow",),
     "test_kits_compiled": ("slow",),
     "test_launcher_arm64": ("slow",),
     "test_parallel": ("slow",),

@@ -61,7 +61,8 @@ async def test_a_protocol_bot_with_a_two_parameter_function_stays_a_protocol_bot
     tmp_path: Path,
 ) -> None:
     (tmp_path / "bot.py").write_text(PROTOCOL_BOT)
-    assert not any("kaggle" in word for word in resolve(str(tmp_path / "bot.py"), "rps").argv)
+    argv = resolve(str(tmp_path / "bot.py"), "rps").argv
+    assert not any(word.endswith("kaggle.py") for word in argv), argv
     result = await kaggle_match(tmp_path / "bot.py", turns=5)
     assert result.players[0].outcome == "ok" and result.players[0].score == 5
 
