@@ -231,7 +231,9 @@ def run_build(command: str, cwd: Path, timeout: float = BUILD_TIMEOUT) -> None:
         raise BotError(f"build command {command!r} failed:\n{(proc.stderr or proc.stdout).strip()}")
 
 
-def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
+def from_python(
+    path: Path, game: str, adapter: str | None, python: BotPython | None = None
+) -> BotSpec:
     argv = adapters.argv_for(path, game, adapter)
     # Files the judge made for this bot (a Python 2 file's translation, in the judge's
     # cache): shown to it one by one, never the directory that holds everyone's.
@@ -244,7 +246,7 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
         and not Path(arg).resolve().is_relative_to(BOTS_DIR)
         and not Path(arg).resolve().is_relative_to(GAMES_DIR)
     ]
-    return BotSpec(
+    spec = BotSpec(
         name=path.stem,
         argv=tuple(argv),
         # A fixed hash seed: a bot iterating a set of strings does so in the same order in
@@ -254,6 +256,54 @@ def from_python(path: Path, game: str, adapter: str | None) -> BotSpec:
         readonly_paths=(BOTS_DIR, GAMES_DIR, *made),
         box=path.parent,
     )
+    if python is None:
+        return spec
+    return spec.model_copy(
+        update={
+            "argv": (str(python.program), *spec.argv[1:]),
+            "readonly_paths": (*spec.readonly_paths, *python.prefixes),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class BotPython:
+    """Another interpreter (a virtual environment's, or the Kaggle image's) for Python bots:
+    the program as named, and the prefixes it needs, shown read-only to the bot."""
+
+    program: Path
+    prefixes: tuple[Path, ...]
+
+
+MIN_BOT_PYTHON = (3, 9)  # what the adapters' scripts (bots/adapters/, games/*/) need
+
+
+def bot_python(program: str | Path) -> BotPython:
+    """Checks ``program`` is a Python the adapters run on and finds its prefixes (it is run
+    once, outside the sandbox: the operator chose it). BotError says what is wrong."""
+    path = Path(os.path.abspath(program))  # a venv's python must stay the link it is
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise BotError(f"--bot-python {program}: not an executable file")
+    ask = "import sys; print(sys.prefix); print(sys.base_prefix); print(*sys.version_info[:2])"
+    try:
+        done = subprocess.run(
+            [str(path), "-S", "-s", "-c", ask], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BotError(f"--bot-python {program}: cannot run it ({exc})") from None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 3:
+        raise BotError(f"--bot-python {program}: not a Python interpreter")
+    major, minor = (int(part) for part in lines[2].split())
+    if (major, minor) < MIN_BOT_PYTHON:
+        raise BotError(
+            f"--bot-python {program} is Python {major}.{minor}; the adapters need "
+            f"{'.'.join(map(str, MIN_BOT_PYTHON))} or newer"
+        )
+    prefixes = {Path(lines[0]), Path(lines[1]), *venv_paths(path)}
+    if not any(_is_within(path, [p]) for p in prefixes):
+        prefixes.add(path.parent)
+    return BotPython(program=path, prefixes=tuple(sorted(prefixes)))
 
 
 def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
@@ -348,11 +398,17 @@ def _is_within(path: Path, directories: Sequence[Path]) -> bool:
 
 
 def resolve(
-    arg: str, game: str, *, adapter: str | None = None, allowed: Sequence[Path] = ()
+    arg: str,
+    game: str,
+    *,
+    adapter: str | None = None,
+    allowed: Sequence[Path] = (),
+    python: BotPython | None = None,
 ) -> BotSpec:
     """Everything a BOT argument may be; raises BotError with a message for the user.
 
     ``allowed``: directories outside a bot's own that it may see (--allow-path).
+    ``python``: the interpreter of ``.py`` bot files (--bot-python); built-ins keep the judge's.
     """
     allowed = [Path(p).resolve() for p in allowed]
     path = Path(arg)
@@ -361,7 +417,7 @@ def resolve(
     if path.is_dir():
         return from_directory(path.resolve(), path.resolve().name, allowed)
     if path.suffix == ".py" and path.is_file():
-        return from_python(path.resolve(), game, adapter)
+        return from_python(path.resolve(), game, adapter, python)
     if not path.exists() and path.with_suffix(".c").is_file() and os.sep in arg:
         compile_c(path.with_suffix(".c"), path)
     if path.suffix == ".c" and path.is_file():

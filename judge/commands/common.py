@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from games import UnknownGame, get_game
-from judge.bots import BotError, builtin_bots, resolve
+from judge.bots import BotError, bot_python, builtin_bots, resolve
 from judge.models import MatchResult
 from judge.sandbox.base import Sandbox, SandboxError
 
@@ -46,15 +46,39 @@ def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
 
 
 def resolve_bots(
-    game: str, args: tuple[str, ...], adapter: str | None, allowed: tuple[Path, ...] = ()
+    game: str,
+    args: tuple[str, ...],
+    adapter: str | None,
+    allowed: tuple[Path, ...] = (),
+    python: Path | None = None,
 ) -> list[Any]:
     specs = []
-    for arg in args:
-        try:
-            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed))
-        except BotError as exc:
-            raise click.UsageError(str(exc)) from None
+    try:
+        interpreter = bot_python(python) if python is not None else None
+        for arg in args:
+            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed, python=interpreter))
+    except BotError as exc:
+        raise click.UsageError(str(exc)) from None
     return specs
+
+
+BOT_PYTHON_HELP = (
+    "run .py bots (and their adapters) on this Python, e.g. a virtual environment's "
+    "bin/python with the Kaggle image's packages; its prefix is shown to them read-only, "
+    "the sandbox is the same"
+)
+
+
+def bot_python_option(command: Any) -> Any:
+    """``--bot-python PATH``, shared by the commands that run bots."""
+    return click.option(
+        "--bot-python",
+        "python",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        metavar="PATH",
+        help=BOT_PYTHON_HELP,
+    )(command)
 
 
 def name_origins(

@@ -111,6 +111,15 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="a per-user limit (repeatable): bots_per_user, versions_per_bot, uploads_per_hour, "
     "stored_bytes, queued_matches, requests_per_minute; see docs/server.md",
 )
+@click.option(
+    "--bot-python",
+    "python",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="run uploaded Python bots on this Python (e.g. a virtual environment with the Kaggle "
+    "image's packages), in the same sandbox; its prefix is shown to them read-only",
+)
 def serve_command(
     host: str,
     port: int,
@@ -128,6 +137,7 @@ def serve_command(
     lease: float,
     builds: int,
     quota: tuple[str, ...],
+    python: Path | None,
 ) -> None:
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
@@ -146,6 +156,12 @@ def serve_command(
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if data.exists() and not os.access(data, os.W_OK):
         raise click.UsageError(f"the data directory {data} is not writable")
+    from judge.bots import BotError, bot_python
+
+    try:
+        interpreter = bot_python(python) if python is not None else None
+    except BotError as exc:
+        raise click.UsageError(str(exc)) from None
     config = ServerConfig(
         data=data.resolve(),
         host=host,
@@ -159,6 +175,7 @@ def serve_command(
         quotas=parse_quotas(quota),
         db=db,
         lease=lease,
+        bot_python=interpreter,
     )
     from judge.server.db import BadDatabaseURL, storage_for
 

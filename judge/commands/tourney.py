@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from games import get_plugin
 from games.tourney import number
+from judge.commands.common import bot_python_option
 from judge.executors import Executor
 from judge.sandbox.base import LAYERS
 from judge.tournament import (
@@ -102,6 +103,7 @@ from judge.tournament import (
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="show this directory (read-only) to the bots, whose commands may then name files in it",
 )
+@bot_python_option
 def tourney(
     game: str,
     bots: tuple[str, ...],
@@ -122,6 +124,7 @@ def tourney(
     layer: str | None = None,
     min_layer: str | None = None,
     allowed: tuple[Path, ...] = (),
+    python: Path | None = None,
 ) -> None:
     """Run GAME's tournament format (its original's; see `judge games`) between BOTS."""
     from judge.commands import common
@@ -162,7 +165,7 @@ def tourney(
     if not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
     sandbox = common.sandbox_or_exit(layer, min_layer)
-    specs = common.resolve_bots(game, bots, adapter, allowed)
+    specs = common.resolve_bots(game, bots, adapter, allowed, python)
     try:
         spec = TourneySpec(
             game=game,

@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.bots import BotPython
 from judge.server.uploads import UploadLimits
 
 
@@ -55,6 +56,9 @@ class ServerConfig:
     json_body_bytes: int = 1 << 20
     # Accounts can be created by anyone (a class); otherwise only the admin creates them.
     open_registration: bool = False
+
+    # The interpreter of uploaded Python bots (--bot-python); None: the judge's own.
+    bot_python: BotPython | None = None
 
     # The database by URL; None: sqlite in the data directory (judge.sqlite3).
     db: str | None = None

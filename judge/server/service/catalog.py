@@ -328,7 +328,9 @@ class Catalog:
         await self.blobs.checkout_tree(tree_key(seat.bot_id, seat.version), workdir)
         if launch.kind == "python":
             # A Python 2 file is translated on first use (~0.3 s): not on the event loop.
-            spec = await trio.to_thread.run_sync(from_python, workdir / launch.file, game, None)
+            spec = await trio.to_thread.run_sync(
+                from_python, workdir / launch.file, game, None, self.config.bot_python
+            )
             return spec.model_copy(update={"name": seat.name})
         try:
             argv = _resolve_program(shlex.split(launch.run))
