@@ -206,6 +206,11 @@ class GameState(ABC):
         return ranks
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 turn``, ``2 turns``: a count with its noun, singular for one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {plural or noun + 's'}"
+
+
 def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 

@@ -143,6 +143,10 @@ class Manifest:
     name: str | None
 
 
+class ManifestError(BotError):
+    """A bot.toml that is not valid TOML or lacks what it needs (no path to show would help)."""
+
+
 def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
     """Parse and check a ``bot.toml`` (the CLI and the server's uploads share this).
 
@@ -152,15 +156,15 @@ def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
     try:
         data = tomllib.loads(manifest.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BotError(f"{MANIFEST}: {exc}") from None
+        raise ManifestError(f"{MANIFEST} is not valid TOML: {exc}") from None
     except OSError as exc:
-        raise BotError(f"cannot read {manifest}: {exc.strerror}") from None
+        raise ManifestError(f"cannot read {manifest}: {exc.strerror}") from None
     run = data.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise BotError(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
+        raise ManifestError(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
     build = data.get("build")
     if build is not None and (not isinstance(build, str) or not build.strip()):
-        raise BotError(f"{MANIFEST}: build must be a command string")
+        raise ManifestError(f"{MANIFEST}: build must be a command string")
     check_command(run, "run", allowed)
     if build is not None:
         check_command(build, "build", allowed)
@@ -174,7 +178,9 @@ def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSp
         raise BotError(f'{path} is a directory without a {MANIFEST} manifest (run = "...")')
     try:
         manifest = read_manifest(manifest_path, allowed)
-    except BotError as exc:
+    except ManifestError as exc:
+        raise BotError(f"{path}: {exc}") from None
+    except BotError as exc:  # a path the bot cannot see
         raise BotError(f"{exc} (or show a directory to it with --allow-path DIR)") from None
     if manifest.build is not None:
         run_build(manifest.build, path)

@@ -26,6 +26,7 @@ from games import get_game
 from games.base import GameState, IllegalOrder
 from judge import __version__, logs
 from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
+from judge.crashes import python_exception
 from judge.models import BotSpec, MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode
@@ -995,6 +996,12 @@ class Match:
         for index, bot in enumerate(self.spec.bots):
             seat = self.seats[index]
             failure = self.failures.get(index)
+            reason = failure.reason if failure else ""
+            if failure and failure.code == "crash" and seat is not None:
+                # A Python bot's exit status says little; its exception says what failed.
+                raised = python_exception(seat.stderr.text())
+                if raised and raised not in reason:
+                    reason = f"{reason}: {raised}"
             players.append(
                 PlayerResult(
                     name=bot.name,
@@ -1003,7 +1010,7 @@ class Match:
                     score=game_result.scores[index],
                     rank=game_result.ranks[index],
                     outcome=failure.code if failure else "ok",
-                    reason=failure.reason if failure else "",
+                    reason=reason,
                     turn=seat.failed_turn if seat else (1 if failure else None),
                     response=_stats(seat.times, seat.instant) if seat else ResponseStats(),
                     stderr=seat.stderr.text() if seat else "",

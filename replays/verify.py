@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from games import UnknownGame, get_game
-from games.base import GameState, IllegalOrder, ReplayMismatch
+from games.base import GameState, IllegalOrder, ReplayMismatch, counted
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 from replays.result import OUTCOMES, MatchResult
@@ -60,7 +60,7 @@ class VerifyReport:
                 "no final result"
             )
         checksum = "checksum ok" if self.checksum else "no checksum (metadata not covered)"
-        return f"OK: {self.turns} turns and the result match the rules; {checksum}"
+        return f"OK: {counted(self.turns, 'turn')} and the result match the rules; {checksum}"
 
 
 class Mismatch(Exception):
@@ -140,7 +140,10 @@ class Verifier:
                 continue
             self.started = True
             if self.state.is_over():
-                self.ended, self.end_reason = True, f"the game is over after {self.turn} turns"
+                self.ended, self.end_reason = (
+                    True,
+                    f"the game is over after {counted(self.turn, 'turn')}",
+                )
                 return
             movers = [s for s in self.state.to_move() if s not in self.dq]
             if not movers:
@@ -236,7 +239,7 @@ class Verifier:
                 Difference(
                     where,
                     record.lineno,
-                    f"the match ends after {self.turn} turns, but by the rules turn "
+                    f"the match ends after {counted(self.turn, 'turn')}, but by the rules turn "
                     f"{self.turn + 1} is still to be played",
                 )
             )

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from games import UnknownGame, get_game
+from games.base import counted
 from judge.bots import BotError, bot_python, builtin_bots, resolve
 from judge.models import MatchResult
 from judge.sandbox.base import Sandbox, SandboxError
@@ -125,8 +126,17 @@ STDERR_LINES = 3
 
 
 def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
-    """The last non-blank lines a bot wrote to stderr (a Python traceback ends with its error)."""
-    return [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    """The last non-blank lines a bot wrote to stderr; ending in a Python traceback, from its
+    innermost ``File`` line on, so the file and line that raised are shown."""
+    from judge.crashes import FRAME, last_traceback
+
+    tail = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    traceback = [line.rstrip() for line in last_traceback(text) if line.strip()]
+    frames = [i for i, line in enumerate(traceback) if FRAME.match(line)]
+    if frames and tail and traceback[-1] in tail:
+        shown = traceback[frames[-1] :]
+        return shown + tail[tail.index(traceback[-1]) + 1 :]
+    return tail
 
 
 def failure_lines(result: MatchResult) -> list[tuple[str, str]]:
@@ -149,7 +159,7 @@ def print_result(result: MatchResult) -> None:
 
     console = Console()
     table = Table(
-        title=f"{result.game} · seed {result.seed} · {result.turns} turns",
+        title=f"{result.game} · seed {result.seed} · {counted(result.turns, 'turn')}",
         caption=f"sandbox: {result.sandbox}",
     )
     for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from games.base import counted
 from judge.sandbox.base import LAYERS
 
 if TYPE_CHECKING:
@@ -173,7 +174,9 @@ def print_evaluation(result: Evaluation) -> None:
     console = Console()
     settings = ", ".join(f"{k}={v}" for k, v in result.options.items())
     table = Table(
-        title=f"{result.game} · {result.episodes} matches · seed {result.seed}",
+        title=(
+            f"{result.game} · {counted(result.episodes, 'match', 'matches')} · seed {result.seed}"
+        ),
         caption=f"{settings}; seats alternated; {result.duration_s:.1f} s",
     )
     for column in (

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from games import UnknownGame, get_game
+from games.base import counted
 from replays.format import ReplayFormatError
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 
@@ -268,7 +269,7 @@ def _export(file: Path, reader: ReplayReader, output: Path) -> None:
 
     turns = write_html(_records(reader), output, title=file.name)
     note = "" if reader.complete else f" ({_incomplete_note(reader)})"
-    click.echo(f"wrote {output} ({turns} turns){note}")
+    click.echo(f"wrote {output} ({counted(turns, 'turn')}){note}")
 
 
 def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:

@@ -12,6 +12,7 @@ import trio
 from pydantic import ValidationError
 
 from games import get_plugin
+from games.base import counted
 from games.tourney import number
 from judge.commands.common import bot_python_option
 from judge.executors import Executor
@@ -286,7 +287,7 @@ def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
     leaders = [s.name for s in result.standings if s.rank == 1]
     console.print(
         f"[bold]{' and '.join(leaders)}[/] {'win' if len(leaders) > 1 else 'wins'} "
-        f"({len(result.matches)} matches, {result.duration_s:.1f} s)"
+        f"({counted(len(result.matches), 'match', 'matches')}, {result.duration_s:.1f} s)"
     )
     if result.replays:
         console.print(f"replays: {result.replays}/")
