@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ from judge.tournament import (
     "--replays",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="directory for every match's replay [default: ./tourney-GAME-SEED]",
+    help="keep every match's replay in this directory [default: none kept]",
 )
 @click.option(
     "--concurrency",
@@ -160,7 +161,10 @@ def tourney(
     }
     options = common.game_options(game, pairs)
     seed = seed if seed is not None else random.randrange(2**31)
-    replays = replays if replays is not None else Path(f"tourney-{game}-{seed}")
+    # Without --replays they are written to a scratch directory, gone at the end.
+    scratch = tempfile.TemporaryDirectory(prefix=f"tourney-{game}-") if replays is None else None
+    keep = replays is not None
+    replays = replays if replays is not None else Path(scratch.name) if scratch else Path()
     if replays.exists() and not replays.is_dir():
         raise click.UsageError(f"{replays} exists and is not a directory")
     if not replays.parent.exists():
@@ -199,6 +203,11 @@ def tourney(
         result = run_with_progress(spec, replays, executor, show=not as_json)
     except ExecutorError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+    if not keep:
+        result = result.model_copy(update={"replays": None})
     if as_json:
         click.echo(result.model_dump_json())
     else:
