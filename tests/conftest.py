@@ -80,6 +80,8 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_kaggle_oracle": ("slow",),
     "test_kits_compiled": ("slow",),
     "test_launcher_arm64": ("slow",),
+    "test_new_user_cli": ("slow",),
+    "test_new_user_pages": ("slow", "browser"),
     "test_parallel": ("slow",),
     "test_play": ("slow",),
     "test_replays_browser": ("slow", "browser"),
