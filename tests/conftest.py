@@ -82,6 +82,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_launcher_arm64": ("slow",),
     "test_new_user_cli": ("slow",),
     "test_new_user_pages": ("slow", "browser"),
+    "test_new_user_server_pages": ("slow", "browser"),
     "test_parallel": ("slow",),
     "test_play": ("slow",),
     "test_replays_browser": ("slow", "browser"),
