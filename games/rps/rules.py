@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from games.base import (
     GameOptions,
@@ -41,6 +41,15 @@ class RpsOptions(GameOptions):
     overage: float = Field(
         60, ge=0, le=3600, description="kaggle: seconds each bot may spend over the deadline"
     )
+
+    @model_serializer(mode="wrap")
+    def _kaggle_fields_only_under_kaggle(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # The default rules' options read as before this choice existed: {"turns": 1000}.
+        data = handler(self)
+        if self.rules == "default" and isinstance(data, dict):
+            data.pop("rules", None)
+            data.pop("overage", None)
+        return data
 
     @model_validator(mode="after")
     def _kaggle_needs_a_round(self) -> RpsOptions:
