@@ -69,6 +69,7 @@ ATTEMPT = (
 # Slow modules start servers, browsers, clusters, hostile bots or many matches.
 MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_bench": ("slow",),
+    "test_bot_python": ("slow",),
     "test_cli": ("slow",),
     "test_cli_rough_edges": ("slow",),
     "test_collusion": ("slow",),

@@ -61,3 +61,26 @@ def test_a_bot_python_that_is_not_python_is_one_clear_error(tmp_path: Path) -> N
     proc = judge("match", "rps", "rock", "paper", "--bot-python", str(fake))
     assert proc.returncode == 2
     assert "not a Python interpreter" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_server_refuses_a_bot_python_that_is_not_python(tmp_path: Path) -> None:
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    proc = judge("serve", "--data", str(tmp_path / "data"), "--bot-python", str(fake))
+    assert proc.returncode == 2
+    assert "not a Python interpreter" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_the_server_runs_uploaded_python_bots_on_its_bot_python(tmp_path: Path) -> None:
+    from tests.server_helpers import running_server, upload, wait_checked
+
+    python = make_environment(tmp_path)
+    agent = "import only_in_that_environment\n\ndef agent(observation, configuration):\n"
+    agent += "    return only_in_that_environment.MOVE\n"
+    with running_server(tmp_path / "data", "--no-ladder", "--bot-python", str(python)) as server:
+        response = server.client(server.admin_token).post("/api/users", json={"name": "kim"})
+        client = server.client(response.json()["token"])
+        made = upload(client, "kaggler", "rps", "agent.py", agent)
+        checked = wait_checked(client, made["bot"]["id"], 1)
+        assert checked["state"] == "ready", checked  # its smoke match played on that Python
