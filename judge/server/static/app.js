@@ -350,7 +350,7 @@ pages.tournament = async (main) => {
       h("table", { class: "board" }, h("thead", {}, h("tr", {}, ["rank", "bot", "value"].map((x) => h("th", {}, x)))),
         h("tbody", {}, b.rows.map((r) => h("tr", {}, h("td", {}, r.rank), h("td", {}, r.name), h("td", { class: "num" }, r.shown ?? r.value)))))]);
     holder.replaceChildren(h("h1", {}, `Tournament ${t.id} `, h("span", { class: "muted" }, `(${t.game}: ${t.spec.format})`)),
-      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} matches played`,
+      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} ${s.matches === 1 ? "match" : "matches"} played`,
         s.failed ? ` · ${s.failed} could not be run (not counted)` : ""),
       h("table", { id: "standings" }, h("thead", {}, h("tr", {}, ["rank", "bot", "points", "won", "played", "drawn", "lost", "score", "disqualified"]
         .map((x) => h("th", {}, x)))),
