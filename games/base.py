@@ -236,6 +236,13 @@ class GameState(ABC):
         that names none): `judge time` uses it to spot a bot written for another game."""
         return None
 
+    def time_bank(self) -> float:
+        """Seconds each seat may spend beyond the turn deadline over the whole match (Kaggle's
+        overage time): a turn waits for the fullest bank, and each answer's time past the
+        deadline is taken from its seat's; a seat whose answer needs more than is left is
+        disqualified (timeout). 0: none, every answer within the deadline."""
+        return 0.0
+
     def final_message(self, seat: int) -> list[str]:
         """What a seat is told when the match ends (news it has not seen, then the end)."""
         result = self.result()
@@ -272,6 +279,11 @@ class GameState(ABC):
         for seat in self.disqualified:
             ranks[seat] = len(live) + 1
         return ranks
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 turn``, ``2 turns``: a count with its noun, singular for one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {plural or noun + 's'}"
 
 
 def _fmt(value: float) -> str:

@@ -145,6 +145,10 @@ class Manifest:
     contest: str | None = None  # `judge submit` enters the version into this contest
 
 
+class ManifestError(BotError):
+    """A bot.toml that is not valid TOML or lacks what it needs (no path to show would help)."""
+
+
 def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
     """Parse and check a ``bot.toml`` (the CLI and the server's uploads share this).
 
@@ -154,15 +158,15 @@ def read_manifest(manifest: Path, allowed: Sequence[Path] = ()) -> Manifest:
     try:
         data = tomllib.loads(manifest.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise BotError(f"{MANIFEST}: {exc}") from None
+        raise ManifestError(f"{MANIFEST} is not valid TOML: {exc}") from None
     except OSError as exc:
-        raise BotError(f"cannot read {manifest}: {exc.strerror}") from None
+        raise ManifestError(f"cannot read {manifest}: {exc.strerror}") from None
     run = data.get("run")
     if not isinstance(run, str) or not run.strip():
-        raise BotError(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
+        raise ManifestError(f'{MANIFEST} needs a run command, e.g. run = "./bot"')
     build = data.get("build")
     if build is not None and (not isinstance(build, str) or not build.strip()):
-        raise BotError(f"{MANIFEST}: build must be a command string")
+        raise ManifestError(f"{MANIFEST}: build must be a command string")
     check_command(run, "run", allowed)
     if build is not None:
         check_command(build, "build", allowed)
@@ -181,7 +185,9 @@ def from_directory(path: Path, name: str, allowed: Sequence[Path] = ()) -> BotSp
         raise BotError(f'{path} is a directory without a {MANIFEST} manifest (run = "...")')
     try:
         manifest = read_manifest(manifest_path, allowed)
-    except BotError as exc:
+    except ManifestError as exc:
+        raise BotError(f"{path}: {exc}") from None
+    except BotError as exc:  # a path the bot cannot see
         raise BotError(f"{exc} (or show a directory to it with --allow-path DIR)") from None
     if manifest.build is not None:
         run_build(manifest.build, path)
@@ -242,11 +248,13 @@ def from_python(
     path: Path,
     game: str,
     adapter: str | None,
+    python: BotPython | None = None,
     *,
     analysis: SourceAnalysis | None = None,
     limits: SourceLimits | None = None,
 ) -> BotSpec:
-    """A .py file; ``analysis``: the decision stored for its content (see adapters.argv_for)."""
+    """A .py file; ``analysis``: the decision stored for its content (see adapters.argv_for);
+    ``python``: the interpreter it runs on (--bot-python), else the judge's."""
     argv = adapters.argv_for(path, game, adapter, analysis=analysis, limits=limits)
     # Files the judge made for this bot (a Python 2 file's translation, in the judge's
     # cache): shown to it one by one, never the directory that holds everyone's.
@@ -259,7 +267,7 @@ def from_python(
         and not Path(arg).resolve().is_relative_to(BOTS_DIR)
         and not Path(arg).resolve().is_relative_to(GAMES_DIR)
     ]
-    return BotSpec(
+    spec = BotSpec(
         name=path.stem,
         argv=tuple(argv),
         # A fixed hash seed: a bot iterating a set of strings does so in the same order in
@@ -269,6 +277,54 @@ def from_python(
         readonly_paths=(BOTS_DIR, GAMES_DIR, *made),
         box=path.parent,
     )
+    if python is None:
+        return spec
+    return spec.model_copy(
+        update={
+            "argv": (str(python.program), *spec.argv[1:]),
+            "readonly_paths": (*spec.readonly_paths, *python.prefixes),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class BotPython:
+    """Another interpreter (a virtual environment's, or the Kaggle image's) for Python bots:
+    the program as named, and the prefixes it needs, shown read-only to the bot."""
+
+    program: Path
+    prefixes: tuple[Path, ...]
+
+
+MIN_BOT_PYTHON = (3, 9)  # what the adapters' scripts (bots/adapters/, games/*/) need
+
+
+def bot_python(program: str | Path) -> BotPython:
+    """Checks ``program`` is a Python the adapters run on and finds its prefixes (it is run
+    once, outside the sandbox: the operator chose it). BotError says what is wrong."""
+    path = Path(os.path.abspath(program))  # a venv's python must stay the link it is
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise BotError(f"--bot-python {program}: not an executable file")
+    ask = "import sys; print(sys.prefix); print(sys.base_prefix); print(*sys.version_info[:2])"
+    try:
+        done = subprocess.run(
+            [str(path), "-S", "-s", "-c", ask], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BotError(f"--bot-python {program}: cannot run it ({exc})") from None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 3:
+        raise BotError(f"--bot-python {program}: not a Python interpreter")
+    major, minor = (int(part) for part in lines[2].split())
+    if (major, minor) < MIN_BOT_PYTHON:
+        raise BotError(
+            f"--bot-python {program} is Python {major}.{minor}; the adapters need "
+            f"{'.'.join(map(str, MIN_BOT_PYTHON))} or newer"
+        )
+    prefixes = {Path(lines[0]), Path(lines[1]), *venv_paths(path)}
+    if not any(_is_within(path, [p]) for p in prefixes):
+        prefixes.add(path.parent)
+    return BotPython(program=path, prefixes=tuple(sorted(prefixes)))
 
 
 def from_command(arg: str, allowed: Sequence[Path] = ()) -> BotSpec:
@@ -363,11 +419,17 @@ def _is_within(path: Path, directories: Sequence[Path]) -> bool:
 
 
 def resolve(
-    arg: str, game: str, *, adapter: str | None = None, allowed: Sequence[Path] = ()
+    arg: str,
+    game: str,
+    *,
+    adapter: str | None = None,
+    allowed: Sequence[Path] = (),
+    python: BotPython | None = None,
 ) -> BotSpec:
     """Everything a BOT argument may be; raises BotError with a message for the user.
 
     ``allowed``: directories outside a bot's own that it may see (--allow-path).
+    ``python``: the interpreter of ``.py`` bot files (--bot-python); built-ins keep the judge's.
     """
     allowed = [Path(p).resolve() for p in allowed]
     path = Path(arg)
@@ -376,7 +438,7 @@ def resolve(
     if path.is_dir():
         return from_directory(path.resolve(), path.resolve().name, allowed)
     if path.suffix == ".py" and path.is_file():
-        return from_python(path.resolve(), game, adapter)
+        return from_python(path.resolve(), game, adapter, python)
     if not path.exists() and path.with_suffix(".c").is_file() and os.sep in arg:
         compile_c(path.with_suffix(".c"), path)
     if path.suffix == ".c" and path.is_file():

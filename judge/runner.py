@@ -26,6 +26,7 @@ from games import get_game, seeds
 from games.base import GameState, IllegalOrder
 from judge import __version__, logs
 from judge.cpus import CpuClaim, claim_cpu, current_cpu, set_tree_affinity
+from judge.crashes import python_exception
 from judge.models import BotSpec, MatchResult, MatchSpec, PlayerResult, ResponseStats
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox, SandboxError
 from protocol import Decoder, ProtocolError, encode
@@ -288,7 +289,17 @@ class Seat:
 class Turn:
     """The exchange in progress, kept so a deadline firing mid-wait loses nothing."""
 
-    __slots__ = ("answers", "budget", "deadline", "first", "live", "movers", "started")
+    __slots__ = (
+        "allowed",
+        "answers",
+        "budget",
+        "deadline",
+        "first",
+        "live",
+        "movers",
+        "started",
+        "timed",
+    )
 
     def __init__(
         self, movers: list[int], live: list[Seat], started: float, budget: float, first: bool
@@ -300,6 +311,10 @@ class Turn:
         self.budget = budget
         self.first = first
         self.deadline: float | None = None  # on the trio clock, once the judge had to wait
+        # With a time bank: each mover's answers timed before the turn, and the time an
+        # answer may take before it draws on its bank (the budget includes the fullest bank).
+        self.timed: dict[int, int] = {}
+        self.allowed = budget
 
 
 def _exited(status: int) -> BotFailed:
@@ -387,6 +402,10 @@ class Match:
         self.paused: set[int] = set()
         # Seats that have not answered yet: their first turn carries the start-up allowance.
         self.unanswered: set[int] = set(range(len(spec.bots)))
+        # Seconds each seat may still spend beyond the turn deadline, over the whole match
+        # (the game's time bank, e.g. Kaggle's remainingOverageTime); empty when it has none.
+        bank = self.state.time_bank()
+        self.banks: dict[int, float] = dict.fromkeys(range(len(spec.bots)), bank) if bank else {}
         # One long-lived scope per run of turns; its deadline is moved to each turn's deadline
         # just before the judge waits (a fresh CancelScope per turn costs several µs).
         self.turn_scope = trio.CancelScope()
@@ -540,6 +559,8 @@ class Match:
         parse_order = state.parse_order
         checkpointed = perf_counter()
         paused = self.paused
+        banks = self.banks
+        timed: dict[int, int] = {}  # with a time bank: each mover's answers timed before the turn
         # The movers (and failures) idle bots were last paused for: while the same seats move
         # (a roshambolo game), pausing is not redone every turn; None once other seats moved.
         paused_for: Sequence[int] | None = None
@@ -598,6 +619,8 @@ class Match:
             messages = state.begin_turn()
             first = bool(unanswered) and not unanswered.isdisjoint(movers)
             failed_before = len(failures)
+            if banks:
+                timed = {i: len(seat.times) for i in movers if (seat := seats[i]) is not None}
             # -- exchange: write every message, then take the answers already there.
             waking = bool(paused) and not paused.isdisjoint(movers)
             started = perf_counter()  # response times; the trio clock is read only to wait
@@ -657,6 +680,10 @@ class Match:
                     paused_for, paused_failures = to_move, len(failures)
                 budget = turn_deadline + (spec.startup_allowance if first else 0.0)
                 turn = Turn(movers, live, started, budget, first)
+                if banks:
+                    turn.timed = timed
+                    turn.allowed = budget
+                    turn.budget += max(banks.get(i, 0.0) for i in movers)
                 turn.answers = answers
                 self.pending = turn
                 polled = None if missing.unsent else missing
@@ -699,6 +726,28 @@ class Match:
                 self.turn_scope.deadline = math.inf
                 await trio.lowlevel.checkpoint()
                 checkpointed = perf_counter()
+
+    def charge_banks(self, timed: dict[int, int], allowed: float) -> None:
+        """Take each answer's time beyond ``allowed`` from its seat's bank; a seat that
+        needed more than its bank held is disqualified (the turn waited for the fullest bank)."""
+        for index, count in timed.items():
+            seat = self.seats[index]
+            if seat is None or index in self.failures or len(seat.times) == count:
+                continue
+            over = seat.times[-1] - allowed
+            if over <= 0:
+                continue
+            left = self.banks[index]
+            if over > left:
+                self.disqualify(
+                    index,
+                    BotFailed(
+                        "timeout",
+                        f"answered in {seat.times[-1]:.3g} s, over its {allowed:g} s and the "
+                        f"{left:.3g} s left of its overage time",
+                    ),
+                )
+            self.banks[index] = max(0.0, left - over)
 
     def orders_of(self, movers: list[int], answers: dict[int, list[str]]) -> dict[int, str]:
         """Every live mover's order; an illegal one disqualifies its seat."""
@@ -861,6 +910,8 @@ class Match:
         self.pending = None
         if turn.first:
             self.unanswered.difference_update(answers)
+        if turn.timed:
+            self.charge_banks(turn.timed, turn.allowed)
         return answers
 
     async def await_answer(self, turn: Turn, seat: Seat) -> None:
@@ -905,6 +956,8 @@ class Match:
                     BotFailed("timeout", f"no complete answer within {budget:g} s"),
                 )
         self.unanswered.difference_update(answers)
+        if turn.timed:
+            self.charge_banks(turn.timed, turn.allowed)
         return movers, answers
 
     async def finish(self) -> None:
@@ -945,6 +998,12 @@ class Match:
         for index, bot in enumerate(self.spec.bots):
             seat = self.seats[index]
             failure = self.failures.get(index)
+            reason = failure.reason if failure else ""
+            if failure and failure.code == "crash" and seat is not None:
+                # A Python bot's exit status says little; its exception says what failed.
+                raised = python_exception(seat.stderr.text())
+                if raised and raised not in reason:
+                    reason = f"{reason}: {raised}"
             players.append(
                 PlayerResult(
                     name=bot.name,
@@ -953,7 +1012,7 @@ class Match:
                     score=game_result.scores[index],
                     rank=game_result.ranks[index],
                     outcome=failure.code if failure else "ok",
-                    reason=failure.reason if failure else "",
+                    reason=reason,
                     turn=seat.failed_turn if seat else (1 if failure else None),
                     response=_stats(seat.times, seat.instant) if seat else ResponseStats(),
                     stderr=seat.stderr.text() if seat else "",

@@ -20,6 +20,7 @@ import trio
 from pydantic import BaseModel, Field
 
 from games import get_plugin
+from games.base import counted
 from games.seeds import SEED_BITS
 from games.tourney import Board, BotStanding, MatchProgress, MatchRecord, PlannedMatch
 from judge.executors.base import Executor, MatchJob
@@ -200,7 +201,7 @@ async def run_tourney(
         results[match.number] = result
         follow.done(record(match, result))
 
-    report(0, f"{len(planned)} matches to play")
+    report(0, f"{counted(len(planned), 'match', 'matches')} to play")
     await executor.run_many([job_for(match) for match in planned], finished)
 
     records = [record(m, results[m.number]) for m in planned]

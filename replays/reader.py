@@ -24,6 +24,7 @@ from typing import IO, Any, Literal
 import trio
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from games.base import counted
 from replays.codecs import MAGIC_PROBE, CorruptCompression, Decompressor, codec_for_prefix
 from replays.format import (
     CHECKSUM_KEY,
@@ -143,7 +144,9 @@ class ReplayParser:
         if self.header is None:
             parts = ["no header line yet" + ("" if self.partial_bytes else " (an empty file)")]
         else:
-            parts = [f"no final result after {self.turns} turns (cut short or still running)"]
+            parts = [
+                f"no final result after {counted(self.turns, 'turn')} (cut short or still running)"
+            ]
         if self.partial_bytes:
             parts.append(f"an unfinished last line of {self.partial_bytes} bytes was ignored")
         return "; ".join(parts)

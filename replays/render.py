@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from games import UnknownGame, get_game, get_plugin
-from games.base import GameState
+from games.base import GameState, counted
 from replays.format import ReplayHeader
 from replays.reader import Disqualified, Turn
 from replays.result import MatchResult
@@ -105,7 +105,7 @@ class Renderer:
         return text
 
     def result(self, result: MatchResult) -> Table:
-        table = Table(title=f"result after {result.turns} turns: {result.summary}")
+        table = Table(title=f"result after {counted(result.turns, 'turn')}: {result.summary}")
         for column in ("seat", "bot", "score", "rank", "outcome"):
             table.add_column(column)
         for p in result.players:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from games import UnknownGame, get_game, seeds
-from games.base import GameState, IllegalOrder, ReplayMismatch
+from games.base import GameState, IllegalOrder, ReplayMismatch, counted
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 from replays.result import OUTCOMES, MatchResult
@@ -62,7 +62,7 @@ class VerifyReport:
                 "no final result"
             )
         checksum = "checksum ok" if self.checksum else "no checksum (metadata not covered)"
-        return f"OK: {self.turns} turns and the result match the rules; {checksum}"
+        return f"OK: {counted(self.turns, 'turn')} and the result match the rules; {checksum}"
 
 
 class Mismatch(Exception):
@@ -144,7 +144,10 @@ class Verifier:
                 continue
             self.started = True
             if self.state.is_over():
-                self.ended, self.end_reason = True, f"the game is over after {self.turn} turns"
+                self.ended, self.end_reason = (
+                    True,
+                    f"the game is over after {counted(self.turn, 'turn')}",
+                )
                 return
             movers = [s for s in self.state.to_move() if s not in self.dq]
             if not movers:
@@ -240,7 +243,7 @@ class Verifier:
                 Difference(
                     where,
                     record.lineno,
-                    f"the match ends after {self.turn} turns, but by the rules turn "
+                    f"the match ends after {counted(self.turn, 'turn')}, but by the rules turn "
                     f"{self.turn + 1} is still to be played",
                 )
             )

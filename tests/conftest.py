@@ -69,6 +69,7 @@ ATTEMPT = (
 # Slow modules start servers, browsers, clusters, hostile bots or many matches.
 MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_bench": ("slow",),
+    "test_bot_python": ("slow",),
     "test_cli": ("slow",),
     "test_cli_rough_edges": ("slow",),
     "test_collusion": ("slow",),
@@ -83,8 +84,12 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_cluster_access": ("slow", "dask"),
     "test_fresh_machine": ("slow",),
     "test_hostile": ("slow",),
+    "test_kaggle_oracle": ("slow",),
     "test_kits_compiled": ("slow",),
     "test_launcher_arm64": ("slow",),
+    "test_new_user_cli": ("slow",),
+    "test_new_user_pages": ("slow", "browser"),
+    "test_new_user_server_pages": ("slow", "browser"),
     "test_parallel": ("slow",),
     "test_play": ("slow",),
     "test_replays_browser": ("slow", "browser"),

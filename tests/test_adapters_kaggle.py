@@ -34,9 +34,14 @@ def my_agent(obs, conf):
 """
 
 
-async def kaggle_match(path: Path, opponent: str = "rock", turns: int = 50) -> MatchResult:
+async def kaggle_match(
+    path: Path, opponent: str = "rock", turns: int = 50, startup: float = 5.0
+) -> MatchResult:
     bots = [resolve(str(path), "rps"), builtin("rps", opponent)]
-    return await run_match(MatchSpec(game="rps", bots=bots, seed=3, options={"turns": turns}))
+    spec = MatchSpec(
+        game="rps", bots=bots, seed=3, options={"turns": turns}, startup_allowance=startup
+    )
+    return await run_match(spec)
 
 
 async def test_a_stateful_agent_plays_unchanged_and_replays_exactly() -> None:
@@ -61,7 +66,8 @@ async def test_a_protocol_bot_with_a_two_parameter_function_stays_a_protocol_bot
     tmp_path: Path,
 ) -> None:
     (tmp_path / "bot.py").write_text(PROTOCOL_BOT)
-    assert not any("kaggle" in word for word in resolve(str(tmp_path / "bot.py"), "rps").argv)
+    argv = resolve(str(tmp_path / "bot.py"), "rps").argv
+    assert not any(word.endswith("kaggle.py") for word in argv), argv
     result = await kaggle_match(tmp_path / "bot.py", turns=5)
     assert result.players[0].outcome == "ok" and result.players[0].score == 5
 
@@ -85,10 +91,11 @@ async def test_an_agent_using_numpy_scipy_and_sklearn_plays(tmp_path: Path) -> N
     """The bot runtime (numpy, scipy, scikit-learn, installed by `uv sync`) is there for
     Python bots in the sandbox, as contest and Kaggle entries expect."""
     (tmp_path / "science.py").write_text(SCIENCE_AGENT)
-    result = await kaggle_match(tmp_path / "science.py", "cycle", turns=30)
+    # Importing scikit-learn takes seconds on a busy machine: not what this test is about.
+    result = await kaggle_match(tmp_path / "science.py", "cycle", turns=30, startup=120)
     assert result.players[0].outcome == "ok", result.players[0].stderr
     assert result.players[0].score >= 20  # it learns cycle's order
-    numpy_agent = await kaggle_match(KAGGLE / "transition.py", "cycle", turns=60)
+    numpy_agent = await kaggle_match(KAGGLE / "transition.py", "cycle", turns=60, startup=120)
     assert numpy_agent.players[0].outcome == "ok", numpy_agent.players[0].stderr
     assert numpy_agent.players[0].score > numpy_agent.players[1].score
 
@@ -110,3 +117,39 @@ def agent(observation, configuration):
         guess = int(np.argmax(softmax(model.predict_log_proba(np.eye(3)[[seen[-1]]])[0])))
     return (guess + 1) % 3
 """
+
+
+async def test_one_parameter_agents_are_found_and_called_with_the_observation() -> None:
+    named = await kaggle_match(KAGGLE / "one_parameter.py", "rock", turns=9)
+    assert named.players[0].outcome == "ok", named.players[0].stderr
+    assert [p.score for p in named.players] == [3, 3]  # step % 3: R, P, S... against rock
+    other = resolve(str(KAGGLE / "one_parameter_other_name.py"), "rps")
+    assert other.argv[-2].endswith("games/rps/kaggle.py"), other.argv
+
+
+async def test_under_the_default_rules_the_judges_own_choices_hold() -> None:
+    """None is refused, numpy integers count, ``agent`` is preferred to a later function,
+    a field not there yet reads None, and there is no overage: one 1.5 s step times out."""
+    none = await kaggle_match(KAGGLE / "returns_none.py", turns=5)
+    assert (none.players[0].outcome, none.players[0].turn) == ("invalid_order", 1)
+    numpy = await kaggle_match(KAGGLE / "numpy_action.py", turns=9)
+    assert numpy.players[0].outcome == "ok" and numpy.players[0].score == 3
+    named = await kaggle_match(KAGGLE / "agent_then_last.py", "scissors", turns=10)
+    assert [p.score for p in named.players] == [10, 0]  # agent's rock, not second's random
+    missing = await kaggle_match(KAGGLE / "missing_field.py", "rock", turns=3)
+    assert missing.players[0].outcome == "crash", missing.players[0].stderr
+    assert "TypeError" in missing.players[0].stderr  # None + 1, not Kaggle's AttributeError
+    slow = await kaggle_match(KAGGLE / "slow_within_overage.py", turns=5)
+    assert (slow.players[0].outcome, slow.players[0].turn) == ("timeout", 3)
+
+
+async def test_under_kaggles_rules_a_none_is_rock_and_episode_steps_count_the_first() -> None:
+    bots = [resolve(str(KAGGLE / "returns_none.py"), "rps"), builtin("rps", "paper")]
+    result = await run_match(
+        MatchSpec(game="rps", bots=bots, seed=3, options={"turns": 30, "rules": "kaggle"})
+    )
+    assert result.players[0].outcome == "ok", result.players[0].stderr
+    assert result.turns == 29
+    # Paper wins the 5 rounds of None (rock) and loses the 24 others: 19 apart, a draw.
+    assert [p.score for p in result.players] == [24, 5]
+    assert result.draw and result.winner is None

@@ -95,9 +95,13 @@ def test_a_file_is_what_the_server_would_take_it_for(tmp_path: Path) -> None:
 
 
 def test_time_refuses_a_builtin_of_another_game() -> None:
-    proc = judge("time", "predictor")
+    proc = judge("time", "predictor", "--game", "roshambolo")
     assert proc.returncode == 2
     assert "built-in rps bot" in proc.stderr and "--game rps" in proc.stderr
+    # Without --game, a built-in's name says its game.
+    inferred = judge("time", "predictor", "-o", "turns=100")
+    assert inferred.returncode == 0, inferred.stderr
+    assert inferred.stdout.startswith("rps (turns=100)"), inferred.stdout
 
 
 def test_time_notices_a_bot_of_another_game_that_roshambolo_would_play_anyway() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from games.base import competition_ranks
+from games.base import competition_ranks, counted
 from games.tourney import (
     Board,
     BoardRow,
@@ -141,12 +141,14 @@ def counting_boards(
     boards = [
         Board(
             name="score",
-            description=f"points (shown / {runs} runs)",
+            description=f"points a run (the average of {counted(runs, 'run')})",
             rows=rows(by_score, score_ranks, score),
         ),
         Board(
             name="wins",
-            description=f"match wins (shown / {runs} runs, out of {n - 1})",
+            description=(
+                f"match wins a run, out of {n - 1} (the average of {counted(runs, 'run')})"
+            ),
             rows=rows(by_wins, wins_ranks, wins),
         ),
         Board(

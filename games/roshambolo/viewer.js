@@ -4,6 +4,11 @@
   "use strict";
   const SHAPES = {"1": "rock", "2": "paper", "3": "scissors", "*": "—"};
   const HOW = {beats: "shape beats shape", more: "played that shape more often", counter: "played its counter more often", coin: "coin toss", forfeit: "forfeit"};
+  // "paper beats rock": the shapes of the round, not the rule's name.
+  function how(r) {
+    if (r.how !== "beats") return HOW[r.how] || r.how;
+    return (SHAPES[r.shapes[r.winner]] || r.shapes[r.winner]) + " beats " + (SHAPES[r.shapes[1 - r.winner]] || r.shapes[1 - r.winner]);
+  }
   JudgeReplay.register("roshambolo", {
     init(ctx) { return {games: ctx.header.players.map(() => 0), rounds: ctx.header.players.map(() => 0), round: null}; },
     step(prev, line, turn, ctx) {
@@ -33,7 +38,7 @@
           ctx.seatName(r.seats[i]),
           h("div", {class: "jr-big", "data-score": r.seats[i]}, String(r.wins[i])),
           h("div", {class: "jr-move"}, SHAPES[r.shapes[i]] || r.shapes[i])))),
-        h("div", {class: "jr-note"}, ctx.seatName(r.seats[r.winner]), " wins the round: " + (HOW[r.how] || r.how)),
+        h("div", {class: "jr-note", "data-how": r.how}, ctx.seatName(r.seats[r.winner]), " wins the round: " + how(r)),
         standings);
     },
   });

@@ -11,12 +11,17 @@ GAME = GamePlugin(
     adapters=(
         # rpscontest.com ran Python 2.
         OriginalAdapter("rpscontest", lambda facts: "output" in facts.assigned, python=2),
-        # Kaggle calls agent(observation, configuration), else the file's last function.
+        # Kaggle calls the file's last function (usually ``agent``) with the observation and
+        # the configuration, or with the observation only when it takes one parameter.
         OriginalAdapter(
             "kaggle",
             lambda facts: (
                 not facts.reads_stdin
-                and ("agent" in facts.functions or facts.last_function_params == 2)
+                and (
+                    "agent" in facts.functions
+                    or "agent" in facts.assigned
+                    or facts.last_function_params in (1, 2)
+                )
             ),
             script="kaggle.py",
         ),

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from games.base import (
     GameOptions,
@@ -28,8 +28,34 @@ BEATS = {"R": "S", "P": "R", "S": "P"}  # key beats value
 ORDERS = frozenset(BEATS)
 
 
+KAGGLE_TIE_THRESHOLD = 20  # Kaggle's tieRewardThreshold: |wins - losses| under it is a draw
+
+
 class RpsOptions(GameOptions):
-    turns: int = Field(1000, ge=1, le=10_000_000, description="turns in the match")
+    turns: int = Field(
+        1000, ge=1, le=10_000_000, description="turns in the match (kaggle: episodeSteps)"
+    )
+    rules: Literal["default", "kaggle"] = Field(
+        "default", description="kaggle: Kaggle's rounds, draws and overage time"
+    )
+    overage: float = Field(
+        60, ge=0, le=3600, description="kaggle: seconds each bot may spend over the deadline"
+    )
+
+    @model_serializer(mode="wrap")
+    def _kaggle_fields_only_under_kaggle(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # The default rules' options read as before this choice existed: {"turns": 1000}.
+        data = handler(self)
+        if self.rules == "default" and isinstance(data, dict):
+            data.pop("rules", None)
+            data.pop("overage", None)
+        return data
+
+    @model_validator(mode="after")
+    def _kaggle_needs_a_round(self) -> RpsOptions:
+        if self.rules == "kaggle" and self.turns < 2:
+            raise ValueError("rules=kaggle plays turns - 1 rounds (episodeSteps): turns >= 2")
+        return self
 
 
 @dataclass
@@ -43,9 +69,19 @@ class Rps(GameState):
     last: tuple[str, str] | None = None
 
     @property
-    def turns(self) -> int:
+    def kaggle(self) -> bool:
         assert isinstance(self.options, RpsOptions)
-        return self.options.turns
+        return self.options.rules == "kaggle"
+
+    @property
+    def turns(self) -> int:
+        """Rounds played: Kaggle's episodeSteps count the first observation as a step."""
+        assert isinstance(self.options, RpsOptions)
+        return self.options.turns - 1 if self.kaggle else self.options.turns
+
+    def time_bank(self) -> float:
+        assert isinstance(self.options, RpsOptions)
+        return self.options.overage if self.kaggle else 0.0
 
     @classmethod
     def turns_asked(cls, seats: int, options: GameOptions) -> int:
@@ -57,6 +93,10 @@ class Rps(GameState):
 
     def begin_turn(self) -> dict[int, list[str]]:
         if self.last is None:
+            if self.kaggle:
+                assert isinstance(self.options, RpsOptions)
+                told = f"K {self.options.turns} {KAGGLE_TIE_THRESHOLD} {self.options.overage:g}"
+                return {0: ["Y 1", "E 2", told], 1: ["Y 2", "E 1", told]}
             return {0: ["Y 1", "E 2"], 1: ["Y 2", "E 1"]}
         a, b = self.last
         return {0: ["Y 1", "E 2", f"L {a} {b}"], 1: ["Y 2", "E 1", f"L {b} {a}"]}
@@ -81,7 +121,13 @@ class Rps(GameState):
         return self.turn >= self.turns or bool(self.disqualified)
 
     def result(self) -> GameResult:
-        return self.scored_result(self.scores)
+        if not self.kaggle or self.disqualified:
+            return self.scored_result(self.scores)
+        difference = self.scores[0] - self.scores[1]
+        if abs(difference) >= KAGGLE_TIE_THRESHOLD:
+            return self.scored_result(self.scores)
+        summary = f"{self.scores[0]}-{self.scores[1]}, under {KAGGLE_TIE_THRESHOLD} apart"
+        return GameResult(scores=tuple(self.scores), ranks=(1, 1), summary=summary)
 
     def final_message(self, seat: int) -> list[str]:
         lines = []

@@ -30,6 +30,7 @@ from games.base import (
     GameState,
     IllegalOrder,
     ReplayMismatch,
+    counted,
     single_order,
 )
 
@@ -254,7 +255,9 @@ class Tron(GameState):
             "draw" if alive[0] == alive[1] else f"{self.seat_label(alive.index(1.0))} survives"
         )
         return GameResult(
-            scores=result.scores, ranks=result.ranks, summary=f"{outcome} after {self.turn} turns"
+            scores=result.scores,
+            ranks=result.ranks,
+            summary=f"{outcome} after {counted(self.turn, 'turn')}",
         )
 
     def final_message(self, seat: int) -> list[str]:

@@ -26,6 +26,35 @@
     return {width, height, cells, heads};
   }
 
+  function territory(snap) {
+    const {width, height, cells} = snap;
+    const dist = [0, 1].map(() => new Int32Array(width * height).fill(-1));
+    [0, 1].forEach((seat) => {
+      const head = snap.heads[seat];
+      if (!head || head[0] < 0 || head[1] < 0 || head[0] >= width || head[1] >= height) return;
+      const queue = [head[1] * width + head[0]];
+      dist[seat][queue[0]] = 0;
+      for (let i = 0; i < queue.length; i++) {
+        const at = queue[i], x = at % width, y = Math.floor(at / width);
+        for (const [nx, ny] of [[x + 1, y], [x - 1, y], [x, y + 1], [x, y - 1]]) {
+          if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+          const next = ny * width + nx;
+          if (cells[next] !== "." || dist[seat][next] >= 0) continue;
+          dist[seat][next] = dist[seat][at] + 1;
+          queue.push(next);
+        }
+      }
+    });
+    const near = [0, 0];
+    for (let i = 0; i < width * height; i++) {
+      if (cells[i] !== ".") continue;
+      const [a, b] = [dist[0][i], dist[1][i]];
+      if (a >= 0 && (b < 0 || a < b)) near[0] += 1;
+      else if (b >= 0 && (a < 0 || b < a)) near[1] += 1;
+    }
+    return near;
+  }
+
   JudgeReplay.register("tron", {
     init(ctx) {
       const map = parseMap((ctx.header.options || {}).grid);
@@ -41,10 +70,12 @@
       });
       return {width: prev.width, height: prev.height, cells, heads, moves: [p[0], p[1]], state: p[6], turn: prev.turn + 1};
     },
+    // Both trails grow a cell a turn: their lengths say nothing. The room each rider has does:
+    // the free cells it reaches before the other (a rider's territory).
     chart(snap) {
-      return [0, 1].map((seat) => snap.cells.filter((c) => c === String(seat)).length);
+      return territory(snap);
     },
-    chartLabel: "trail length",
+    chartLabel: "cells nearer each rider",
     view(snap, ctx) {
       const {h} = ctx;
       const rows = [];
@@ -67,7 +98,8 @@
       const note = snap.state === "draw" ? "both crash in the same turn: a draw" : snap.state === "-" ? (snap.turn ? "turn " + snap.turn : "before the first move") : [ctx.seatName(Number(snap.state) - 1), " survives and wins"];
       return h("div", {},
         cards,
-        h("pre", {class: "jr-tron", "data-width": snap.width, "data-height": snap.height, style: "font: 14px/1 ui-monospace, monospace; letter-spacing: .1em; margin: .8rem 0;"}, rows),
+        // As large as the panel allows (a character is about .8em wide here), centred.
+        h("pre", {class: "jr-tron", "data-width": snap.width, "data-height": snap.height, style: `font: min(40px, ${(80 / (0.8 * snap.width)).toFixed(2)}vw)/1 ui-monospace, monospace; letter-spacing: .1em; margin: .8rem auto; width: fit-content;`}, rows),
         h("div", {class: "jr-note"}, note));
     },
   });

@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from games import UnknownGame, get_game
-from judge.bots import BotError, builtin_bots, resolve
+from games.base import counted
+from judge.bots import BotError, bot_python, builtin_bots, resolve
 from judge.models import MatchResult
 from judge.sandbox.base import Sandbox, SandboxError
 
@@ -83,15 +84,39 @@ def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
 
 
 def resolve_bots(
-    game: str, args: tuple[str, ...], adapter: str | None, allowed: tuple[Path, ...] = ()
+    game: str,
+    args: tuple[str, ...],
+    adapter: str | None,
+    allowed: tuple[Path, ...] = (),
+    python: Path | None = None,
 ) -> list[Any]:
     specs = []
-    for arg in args:
-        try:
-            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed))
-        except BotError as exc:
-            raise click.UsageError(str(exc)) from None
+    try:
+        interpreter = bot_python(python) if python is not None else None
+        for arg in args:
+            specs.append(resolve(arg, game, adapter=adapter, allowed=allowed, python=interpreter))
+    except BotError as exc:
+        raise click.UsageError(str(exc)) from None
     return specs
+
+
+BOT_PYTHON_HELP = (
+    "run .py bots (and their adapters) on this Python, e.g. a virtual environment's "
+    "bin/python with the Kaggle image's packages; its prefix is shown to them read-only, "
+    "the sandbox is the same"
+)
+
+
+def bot_python_option(command: Any) -> Any:
+    """``--bot-python PATH``, shared by the commands that run bots."""
+    return click.option(
+        "--bot-python",
+        "python",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        metavar="PATH",
+        help=BOT_PYTHON_HELP,
+    )(command)
 
 
 def name_origins(
@@ -138,8 +163,17 @@ STDERR_LINES = 3
 
 
 def stderr_tail(text: str, lines: int = STDERR_LINES) -> list[str]:
-    """The last non-blank lines a bot wrote to stderr (a Python traceback ends with its error)."""
-    return [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    """The last non-blank lines a bot wrote to stderr; ending in a Python traceback, from its
+    innermost ``File`` line on, so the file and line that raised are shown."""
+    from judge.crashes import FRAME, last_traceback
+
+    tail = [line.rstrip() for line in text.splitlines() if line.strip()][-lines:]
+    traceback = [line.rstrip() for line in last_traceback(text) if line.strip()]
+    frames = [i for i, line in enumerate(traceback) if FRAME.match(line)]
+    if frames and tail and traceback[-1] in tail:
+        shown = traceback[frames[-1] :]
+        return shown + tail[tail.index(traceback[-1]) + 1 :]
+    return tail
 
 
 def failure_lines(result: MatchResult) -> list[tuple[str, str]]:
@@ -162,7 +196,7 @@ def print_result(result: MatchResult) -> None:
 
     console = Console()
     table = Table(
-        title=f"{result.game} · seed {result.seed} · {result.turns} turns",
+        title=f"{result.game} · seed {result.seed} · {counted(result.turns, 'turn')}",
         caption=f"sandbox: {result.sandbox}",
     )
     for column in ("seat", "bot", "score", "rank", "outcome", "median ms", "max ms"):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from games.base import counted
 from games.seeds import random_seed
 from judge.commands.cluster_options import cluster_options
 from judge.sandbox.base import LAYERS
@@ -185,7 +186,9 @@ def print_evaluation(result: Evaluation) -> None:
     console = Console()
     settings = ", ".join(f"{k}={v}" for k, v in result.options.items())
     table = Table(
-        title=f"{result.game} · {result.episodes} matches · seed {result.seed}",
+        title=(
+            f"{result.game} · {counted(result.episodes, 'match', 'matches')} · seed {result.seed}"
+        ),
         caption=f"{settings}; seats alternated; {result.duration_s:.1f} s",
     )
     for column in (

@@ -61,6 +61,7 @@ from judge.sandbox.base import LAYERS
     help="show this directory (read-only) to the bots, whose commands may then name "
     "files in it; a bot sees only its own directory and the system's otherwise",
 )
+@common.bot_python_option
 def match(
     game: str,
     bots: tuple[str, ...],
@@ -77,6 +78,7 @@ def match(
     layer: str | None,
     min_layer: str | None,
     allowed: tuple[Path, ...],
+    python: Path | None,
 ) -> None:
     """Play one match of GAME between BOTS (paths, commands, directories or built-in names)."""
     from games.seeds import random_seed
@@ -122,6 +124,7 @@ def match(
             layer=layer,
             min_layer=min_layer,
             allowed=allowed,
+            python=python,
         )
         return
     if not cls.min_seats <= len(bots) <= cls.max_seats:
@@ -133,7 +136,7 @@ def match(
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")
     sandbox = common.sandbox_or_exit(layer, min_layer)
-    specs = common.resolve_bots(game, bots, adapter, allowed)
+    specs = common.resolve_bots(game, bots, adapter, allowed, python)
     spec = MatchSpec(
         game=game,
         bots=specs,

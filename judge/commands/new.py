@@ -8,6 +8,12 @@ import click
 
 from judge.kits import ALIASES, LANGUAGES, KitError, default_dir, make_kit, opponent
 
+
+def language_of(language: str) -> str:
+    lowered = language.lower()
+    return ALIASES.get(lowered, lowered)
+
+
 SHOWN_ALIASES = ", ".join(alias for alias, lang in ALIASES.items() if lang in LANGUAGES)
 HELP = f"""Write a starter bot for GAME in LANGUAGE into DIR (default ./GAME-LANGUAGE).
 
@@ -30,6 +36,11 @@ def new(game: str, language: str, directory: Path | None) -> None:
     click.echo(f"wrote {shown}: {', '.join(files)}")
     click.echo(f"play it:  judge match {game} {shown} {opponent(game)}")
     click.echo(f"read:     {shown}/README.md (the {game} protocol)")
+    needs = " and ".join(LANGUAGES[language_of(language)].programs)
+    click.echo(
+        f"a server builds and runs it with its own {needs}, which must be on its bots' "
+        "PATH (`judge submit` says which compilers the server has)"
+    )
 
 
 COMMANDS = [new]

@@ -19,9 +19,11 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from games import UnknownGame, get_game
+from games.base import counted
 from replays.format import ReplayFormatError, ReplayHeader
 from replays.reader import Disqualified, Header, Record, ReplayReader, Result, Turn
 
@@ -274,7 +276,7 @@ def _export(file: Path, reader: ReplayReader, output: Path) -> None:
 
     turns = write_html(_records(reader), output, title=file.name)
     note = "" if reader.complete else f" ({_incomplete_note(reader)})"
-    click.echo(f"wrote {output} ({turns} turns){note}")
+    click.echo(f"wrote {output} ({counted(turns, 'turn')}){note}")
 
 
 def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
@@ -351,7 +353,7 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
         facts.append(("turns so far", str(reader.turns)))
     facts += [
         ("seed", _seed_shown(header, result)),
-        ("options", json.dumps(header.options)),
+        ("options", options_text(header.options)),
         ("sandbox", header.sandbox or "?"),
         ("match id", header.match_id or "?"),
         ("judge version", header.judge or "?"),
@@ -372,9 +374,26 @@ def _summary(file: Path, reader: ReplayReader, as_json: bool) -> None:
         facts.append(("checksum", checksum[result.checksum_ok]))
     width = max(len(k) for k, _ in facts)
     for key, value in facts:
-        console.print(f"[bold]{key:<{width}}[/]  {value}", markup=True)
+        value = value.replace("\n", "\n" + " " * (width + 2))  # lines below, under the first
+        console.print(f"[bold]{key:<{width}}[/]  {escape(value)}", markup=True, highlight=False)
     if result is not None and result.checksum_ok is False:
         sys.exit(EXIT_BAD_REPLAY)
+
+
+def options_text(options: dict[str, object]) -> str:
+    """``map=arena, turns=20``; a value of several lines (a tron grid) below, as it reads."""
+    parts: list[str] = []
+    blocks: list[tuple[str, str]] = []
+    for key, value in options.items():
+        if isinstance(value, str) and "\n" in value:
+            blocks.append((key, value))
+        else:
+            parts.append(f"{key}={value if isinstance(value, str) else json.dumps(value)}")
+    text = ", ".join(parts)
+    for key, value in blocks:
+        text += f"{', ' if text else ''}{key}:"
+        text += "".join(f"\n{line}" for line in value.rstrip("\n").split("\n"))
+    return text or "none"
 
 
 class _Pacer:

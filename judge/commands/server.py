@@ -139,6 +139,15 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     "see docs/server.md",
 )
 @cluster_options
+@click.option(
+    "--bot-python",
+    "python",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="PATH",
+    help="run uploaded Python bots on this Python (e.g. a virtual environment with the Kaggle "
+    "image's packages), in the same sandbox; its prefix is shown to them read-only",
+)
 def serve_command(
     host: str,
     port: int,
@@ -159,6 +168,7 @@ def serve_command(
     lease: float,
     builds: int,
     quota: tuple[str, ...],
+    python: Path | None = None,
     tls: ClusterTLS | None = None,
     insecure_cluster: bool = False,
 ) -> None:
@@ -186,6 +196,12 @@ def serve_command(
         raise click.BadParameter(str(exc), param_hint="--trusted-proxy") from None
     if data.exists() and not os.access(data, os.W_OK):
         raise click.UsageError(f"the data directory {data} is not writable")
+    from judge.bots import BotError, bot_python
+
+    try:
+        interpreter = bot_python(python) if python is not None else None
+    except BotError as exc:
+        raise click.UsageError(str(exc)) from None
     config = ServerConfig(
         data=data.resolve(),
         host=host,
@@ -201,6 +217,7 @@ def serve_command(
         quotas=parse_quotas(quota),
         db=db,
         lease=lease,
+        bot_python=interpreter,
     )
     from judge.server.db import BadDatabaseURL, storage_for
 

@@ -115,7 +115,16 @@ def time_bot(
     from judge.commands import common
     from judge.sandbox.select import default_sandbox
 
-    game = common.game_name(game or default_game())
+    if game is None:
+        game = game_of(bot)
+        if game is None:
+            game = default_game()
+            click.echo(
+                f"no --game given and nothing in {bot!r} says which game it plays: timing it "
+                f"in {game}, whose original had this command (another: --game GAME)",
+                err=True,
+            )
+    game = common.game_name(game)
     lineup = lineup_for(game)
     if lineup is None:
         raise click.UsageError(f"{game} has no built-in bot to compare with")
@@ -199,8 +208,8 @@ def time_bot(
         click.echo(describe(timed.name, timed.response))
         if median is not None:
             click.echo(
-                f"{timed.name} is {median:.1f}x slower than {reference.name} "
-                f"(median response time; mean: {mean}x)"
+                f"{timed.name} is {compared(median)} {reference.name} "
+                f"(median response time; mean: {mean}x the reference's)"
             )
     if timed.outcome != "ok":
         click.echo(
@@ -215,6 +224,36 @@ async def _run(spec: MatchSpec, sandbox: Any, replay: Path | None = None) -> Mat
     from judge.runner import run_match
 
     return await run_match(spec, sandbox=sandbox, replay_path=replay)
+
+
+def compared(ratio: float) -> str:
+    """How a median response time compares with the reference's: ``1.3x faster than``."""
+    if ratio >= 1.05:
+        return f"{ratio:.1f}x slower than"
+    if ratio <= 0.95:
+        return f"{1 / ratio:.1f}x faster than" if ratio > 0 else "faster than"
+    return "about as fast as"
+
+
+def game_of(bot: str) -> str | None:
+    """The one game BOT is for, when it says so: a built-in bot's name of one game only, or a
+    .py file written for one game's original project (None when nothing says)."""
+    from games import all_games
+    from judge.adapters import PROTOCOL, detect_style
+    from judge.bots import builtin_bots
+
+    path = Path(bot)
+    if not path.exists():
+        games = [g for g in all_games() if bot in builtin_bots(g)]
+        return games[0] if len(games) == 1 else None
+    if path.suffix != ".py" or not path.is_file():
+        return None
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    games = [g for g in all_games() if detect_style(source, g) != PROTOCOL]
+    return games[0] if len(games) == 1 else None
 
 
 def builtin_of_another_game(bot: str, game: str) -> str | None:

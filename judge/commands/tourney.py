@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,11 @@ import trio
 from pydantic import ValidationError
 
 from games import get_plugin
+from games.base import counted
 from games.seeds import random_seed
 from games.tourney import number
 from judge.commands.cluster_options import cluster_options
+from judge.commands.common import bot_python_option
 from judge.executors import ClusterTLS, Executor
 from judge.sandbox.base import LAYERS
 from judge.tournament import (
@@ -53,7 +56,7 @@ from judge.tournament import (
     "--replays",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="directory for every match's replay [default: ./tourney-GAME-SEED]",
+    help="keep every match's replay in this directory [default: none kept]",
 )
 @click.option(
     "--concurrency",
@@ -104,6 +107,7 @@ from judge.tournament import (
     help="show this directory (read-only) to the bots, whose commands may then name files in it",
 )
 @cluster_options
+@bot_python_option
 def tourney(
     game: str,
     bots: tuple[str, ...],
@@ -126,6 +130,7 @@ def tourney(
     allowed: tuple[Path, ...] = (),
     tls: ClusterTLS | None = None,
     insecure_cluster: bool = False,
+    python: Path | None = None,
 ) -> None:
     """Run GAME's tournament format (its original's; see `judge games`) between BOTS."""
     from judge.commands import common
@@ -160,13 +165,16 @@ def tourney(
     }
     options = common.game_options(game, pairs)
     seed = seed if seed is not None else random_seed()
-    replays = replays if replays is not None else Path(f"tourney-{game}-{seed}")
+    # Without --replays they are written to a scratch directory, gone at the end.
+    scratch = tempfile.TemporaryDirectory(prefix=f"tourney-{game}-") if replays is None else None
+    keep = replays is not None
+    replays = replays if replays is not None else Path(scratch.name) if scratch else Path()
     if replays.exists() and not replays.is_dir():
         raise click.UsageError(f"{replays} exists and is not a directory")
     if not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
     sandbox = common.sandbox_or_exit(layer, min_layer)
-    specs = common.resolve_bots(game, bots, adapter, allowed)
+    specs = common.resolve_bots(game, bots, adapter, allowed, python)
     try:
         spec = TourneySpec(
             game=game,
@@ -201,6 +209,11 @@ def tourney(
         result = run_with_progress(spec, replays, executor, show=not as_json)
     except ExecutorError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+    if not keep:
+        result = result.model_copy(update={"replays": None})
     if as_json:
         click.echo(result.model_dump_json())
     else:
@@ -289,7 +302,7 @@ def print_tourney(result: TourneyResult, layer: str | None = None) -> None:
     leaders = [s.name for s in result.standings if s.rank == 1]
     console.print(
         f"[bold]{' and '.join(leaders)}[/] {'win' if len(leaders) > 1 else 'wins'} "
-        f"({len(result.matches)} matches, {result.duration_s:.1f} s)"
+        f"({counted(len(result.matches), 'match', 'matches')}, {result.duration_s:.1f} s)"
     )
     if result.replays:
         console.print(f"replays: {result.replays}/")

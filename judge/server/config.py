@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.analysis import SourceLimits
+from judge.bots import BotPython
 from judge.server.uploads import UploadLimits
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ class ServerConfig:
     # Reverse proxies (CIDRs) believed about the client address they forward
     # (X-Forwarded-For); without, the peer's address is the client's.
     trusted_proxies: tuple[str, ...] = ()
+
+    # The interpreter of uploaded Python bots (--bot-python); None: the judge's own.
+    bot_python: BotPython | None = None
 
     # The database by URL; None: sqlite in the data directory (judge.sqlite3).
     db: str | None = None

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from games import get_plugin
 from judge import tournament as tourney
 from judge.models import BotSpec, MatchResult
 from judge.server.records import Match, Seat, Tournament
@@ -73,8 +74,16 @@ def standings(tournament: Tournament, matches: list[Match]) -> dict[str, Any]:
         ranked, board_list = tourney.standings_for(spec, bots, records)
         table = [row.model_dump() for row in ranked]
         boards = [board.model_dump() for board in board_list]
+        form = get_plugin(tournament.game).format
+        settings = {**spec.options, **{name: getattr(spec, name) for name in form.settings}}
+        for board in boards:
+            for row in board["rows"]:  # as the terminal shows it (counting: a run's average)
+                row["shown"] = form.board_cell(board["name"], row["value"], settings, len(bots))
     return {
         "format": format_of(tournament.game),
+        # Its matches are between two bots: the results between pairs are the matches'. (A
+        # boards-only format, counting's arena, ranks pairs inside each match: its boards say.)
+        "pairwise": not get_plugin(tournament.game).format.boards_only,
         "matches": len(tournament.spec["plan"]),
         "finished": len(records),
         "failed": failed,

@@ -23,7 +23,9 @@
   })();
   const WIDTH = 720, HEIGHT = 190;
   const PAD = {left: 46, right: 22, top: 12, bottom: 30};
-  const COLORS = ["#0b7285", "#a61e4d", "#9c6500", "#2b8a3e", "#364fc7", "#c92a2a"];
+  // Eight colours, told apart also by people with a red-green deficiency where possible: a
+  // leaderboard charts its top 8, each in a colour of its own.
+  const COLORS = ["#0b7285", "#a61e4d", "#9c6500", "#2b8a3e", "#364fc7", "#c92a2a", "#862e9c", "#495057"];
 
   function el(tag, attrs, text) {
     const node = document.createElementNS(SVG, tag);
@@ -58,7 +60,19 @@
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     for (const s of series) {
       for (const [x, y] of s.points) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
-      for (const [x, lo, hi] of s.band || []) { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, lo); y1 = Math.max(y1, hi); }
+    }
+    // The lines set the scale: a band (wide where little is known yet, a rating's first
+    // matches) is drawn within it, cut at the edges, and sets it only when no line does.
+    const fromLines = isFinite(y0);
+    for (const s of series) {
+      for (const [x, lo, hi] of s.band || []) {
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x);
+        if (!fromLines) { y0 = Math.min(y0, lo); y1 = Math.max(y1, hi); }
+      }
+    }
+    if (fromLines && series.some((s) => s.band && s.band.length)) {
+      const margin = Math.max((y1 - y0) * 0.15, 1);  // room for the band around the lines
+      y0 -= margin; y1 += margin;
     }
     const svg = el("svg", {viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "jc-chart", role: "img",
       "aria-label": (spec.yLabel || "value") + " over " + (spec.xLabel || "x")});
@@ -71,7 +85,7 @@
     const xFormat = spec.xFormat || format;
     const pw = WIDTH - PAD.left - PAD.right, ph = HEIGHT - PAD.top - PAD.bottom;
     const sx = (x) => PAD.left + (x - x0) / (x1 - x0) * pw;
-    const sy = (y) => PAD.top + (1 - (y - y0) / (y1 - y0)) * ph;
+    const sy = (y) => PAD.top + (1 - (Math.min(y1, Math.max(y0, y)) - y0) / (y1 - y0)) * ph;
     const grid = el("g", {class: "jc-grid"});
     for (const t of ticks(y0, y1, 4)) {
       grid.append(el("line", {x1: PAD.left, x2: WIDTH - PAD.right, y1: sy(t), y2: sy(t)}));

@@ -354,6 +354,7 @@ class Catalog:
                 workdir / launch.file,
                 game,
                 None,
+                self.config.bot_python,
                 analysis=launch.analysis,
                 limits=self.config.source,
             )

@@ -348,16 +348,18 @@ pages.tournament = async (main) => {
     const boards = (s.boards || []).filter((b) => b.name !== "main").map((b) => [
       h("h2", {}, `${b.name} board: ${b.description}`),
       h("table", { class: "board" }, h("thead", {}, h("tr", {}, ["rank", "bot", "value"].map((x) => h("th", {}, x)))),
-        h("tbody", {}, b.rows.map((r) => h("tr", {}, h("td", {}, r.rank), h("td", {}, r.name), h("td", { class: "num" }, r.value)))))]);
+        h("tbody", {}, b.rows.map((r) => h("tr", {}, h("td", {}, r.rank), h("td", {}, r.name), h("td", { class: "num" }, r.shown ?? r.value)))))]);
     holder.replaceChildren(h("h1", {}, `Tournament ${t.id} `, h("span", { class: "muted" }, `(${t.game}: ${t.spec.format})`)),
-      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} matches played`,
+      h("p", {}, statusSpan(t.status), ` · ${s.finished} of ${s.matches} ${s.matches === 1 ? "match" : "matches"} played`,
         s.failed ? ` · ${s.failed} could not be run (not counted)` : ""),
       h("table", { id: "standings" }, h("thead", {}, h("tr", {}, ["rank", "bot", "points", "won", "played", "drawn", "lost", "score", "disqualified"]
         .map((x) => h("th", {}, x)))),
       h("tbody", {}, s.table.map((r) => h("tr", {}, [r.rank, r.name, r.points, r.games_won, r.played, r.draws, r.losses, r.score, r.disqualified]
         .map((v) => h("td", {}, v)))))),
-      boards,
-      ...(s.table.length > 1 ? [h("h2", {}, "Results between every pair"),
+      ...boards.flat(),
+      ...(s.table.length > 1 && s.pairwise === false ? [h("h2", {}, "Results between every pair"),
+        h("p", { class: "muted", id: "no-cross-table" }, "Every match is an arena of all the bots: the Wins board above counts the pairings each bot won.")] : []),
+      ...(s.table.length > 1 && s.pairwise !== false ? [h("h2", {}, "Results between every pair"),
         h("p", { class: "muted" }, "the row's points against the column (win 1, draw ½) out of the games they played"),
         crossTable(matches, s.table.map((r) => r.name))] : []),
       h("h2", {}, "Matches"), matchTable(matches));
