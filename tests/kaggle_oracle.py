@@ -25,8 +25,10 @@ from typing import Any
 
 
 def judge_seat_seed(match_seed: int, seat: int) -> int:
-    """The JUDGE_SEED the judge gives a seat (judge/runner.py)."""
-    return (match_seed * 1_000_003 + seat) % (2**63)
+    """The JUDGE_SEED the judge gives a seat of a match given only its seed (games/seeds.py)."""
+    from games import seeds
+
+    return seeds.seat_seed(seeds.secret_from_seed(match_seed), seat)
 
 
 def write_builtin_agents(folder: Path) -> dict[str, Path]:
