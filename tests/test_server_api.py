@@ -295,6 +295,9 @@ async def test_match_request_result_and_replay(api: Api) -> None:
         f"{result['players'][1]['score']:g}",
     ]
     assert lines[-1].startswith("#result ")
+    # Public data carries no server paths: the result line names no replay file.
+    data_dir = str(api.service.config.data)
+    assert data_dir not in replay.text and '"replay"' not in lines[-1], lines[-1]
     # The live stream of a finished match replays every line, then the end event.
     stream = await api.http.get(f"/api/matches/{match['id']}/live")
     data = [ln[6:] for ln in stream.text.splitlines() if ln.startswith("data: ")]

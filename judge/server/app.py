@@ -42,6 +42,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from judge import __version__, logs
+from judge.server.health import unservable
+from judge.server.metrics import HttpMetrics
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError
 from judge.server.uploads import UploadRefused, read_limited
@@ -354,9 +356,32 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     api = APIRouter(prefix="/api", dependencies=[Depends(reject_unknown_query)], responses=refused)
 
     # -- general -----------------------------------------------------------
-    @api.get("/health", tags=["general"], summary="Whether the server runs, and what it runs with")
+    @api.get(
+        "/health",
+        tags=["general"],
+        summary="What is wrong now (database, disk, stuck matches), and what the server runs with",
+    )
     async def health() -> dict[str, Any]:
-        return service.health()
+        return (await service.health())[1]
+
+    @api.get("/health/live", tags=["general"], summary="Liveness: the process answers")
+    async def health_live() -> dict[str, Any]:
+        return {"live": True}
+
+    @api.get(
+        "/health/ready",
+        tags=["general"],
+        summary="Readiness: the database is reachable and writable and the disk is not full "
+        "(503 with the problems otherwise)",
+        responses={503: {"model": ErrorBody, "description": "cannot serve now"}},
+    )
+    async def health_ready() -> Response:
+        report, _ = await service.health()
+        if not report.ready:
+            response = error(503, "not ready: " + "; ".join(report.problems))
+            response.headers["retry-after"] = "5"
+            return response
+        return JSONResponse({"ready": True, "problems": report.problems})
 
     @api.get("/games", tags=["general"], summary="The games, their options and built-in bots")
     async def games() -> list[dict[str, Any]]:
@@ -749,6 +774,12 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return validation_error(exc)
 
     async def internal(request: Request, exc: Exception) -> Response:
+        reason = unservable(exc)
+        if reason is not None:  # the database or the disk, not the request: try later
+            log.warning("request refused: cannot serve now", path=request.url.path, error=reason)
+            response = error(503, f"the server cannot do this now: {reason}")
+            response.headers["retry-after"] = "5"
+            return response
         log.exception("request failed", path=request.url.path)
         return error(500, "internal error (logged on the server)")
 
@@ -773,4 +804,4 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     limiter = RateLimit(
         BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute
     )
-    return NoWebsockets(limiter)
+    return NoWebsockets(HttpMetrics(limiter, service.ctx.metrics, service.queue_counts))

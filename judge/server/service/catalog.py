@@ -433,6 +433,7 @@ class Catalog:
                 log.exception("build crashed", bot_id=bot_id, version=number)
                 ok, output = False, f"internal error: {type(exc).__name__}: {exc}"
             output = self.ctx.scrub(output)
+            self.ctx.metrics.build_finished(ok)
             if ok:
                 await self.storage.set_version_state(
                     bot_id, number, "checking", message=version.message, built=True
