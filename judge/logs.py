@@ -46,12 +46,20 @@ class _CurrentStream:
 def configure(level: str = "warning", fmt: str | None = None) -> None:
     """Lines below ``level`` are dropped (without importing structlog); ``fmt`` is one of
     FORMATS (None: as it was)."""
-    global _level, _format
+    global _level
     _level = LEVELS[level.lower()]
     if fmt is not None:
-        if fmt not in FORMATS:
-            raise ValueError(f"unknown log format {fmt!r} (choose from {', '.join(FORMATS)})")
-        _format = fmt
+        set_format(fmt)
+    elif "structlog" in sys.modules:
+        _structlog()
+
+
+def set_format(fmt: str) -> None:
+    """``auto``, ``console`` or ``json`` (JSON lines on stdout), at the configured level."""
+    global _format
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown log format {fmt!r} (choose from {', '.join(FORMATS)})")
+    _format = fmt
     if "structlog" in sys.modules:
         _structlog()
 

@@ -65,6 +65,9 @@ PAGES = {
     "/docs": "docs.html",
 }
 MULTIPART_SLACK = 64 << 10
+# A request body must arrive within BODY_SECONDS plus its size at BODY_MIN_RATE bytes a second.
+BODY_SECONDS = 10.0
+BODY_MIN_RATE = 32 << 10
 
 
 def replay_assets() -> str:
@@ -151,6 +154,11 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, too_large(limit))
 
 
+class BodyTooSlow(HTTPException):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive within {seconds:.0f} s")
+
+
 def human_bytes(n: int) -> str:
     """A size people read: "16 MiB", "1.5 KiB", "900 bytes"."""
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -220,17 +228,36 @@ class BodyLimit:
                     await response(scope, receive, send)
                     return
         received = 0
+        # A body must arrive at a pace a real client keeps: one trickled in holds a
+        # connection and a request open for nothing (the whole body, not each read, is timed).
+        allowed = BODY_SECONDS + min(declared_size(scope), limit) / BODY_MIN_RATE
+        deadline = anyio.current_time() + allowed
 
         async def limited() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, deadline
+            try:
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTooSlow(allowed) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(shown)
+                if not message.get("more_body", False):
+                    # The body is whole: a later receive waits for the client to leave (a
+                    # stream's disconnect listener), which is not timed.
+                    deadline = math.inf
             return message
 
         await self.app(scope, limited, send)
+
+
+def declared_size(scope: Scope) -> int:
+    for key, value in scope.get("headers", []):
+        if key == b"content-length":
+            return int(value) if value.isdigit() else 0
+    return 0
 
 
 class RateLimit:
@@ -765,7 +792,7 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
             page_response.status_code = 404
             return page_response
         response = error(exc.status_code, str(exc.detail))
-        if isinstance(exc, BodyTooLarge):
+        if isinstance(exc, BodyTooLarge | BodyTooSlow):
             response.headers["connection"] = "close"
         return response
 

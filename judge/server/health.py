@@ -101,10 +101,10 @@ class Checks:
 
     async def _check(self) -> Report:
         report = Report()
-        free = await trio.to_thread.run_sync(_free_bytes, self.data)
-        if free is not None and free < DISK_FULL_BYTES:
+        full = await trio.to_thread.run_sync(disk_full, self.data)
+        if full is not None:
             report.ready = False
-            report.problems.append(f"disk full: {free} bytes free in the data directory")
+            report.problems.append(full)
         database_ok = False
         with trio.move_on_after(PROBE_TIMEOUT) as timeout:
             try:
@@ -130,6 +130,14 @@ class Checks:
             )
         report.problems += self.faults.active()
         return report
+
+
+def disk_full(path: Path) -> str | None:
+    """Why nothing more can be written under ``path`` (its disk is full), or None."""
+    free = _free_bytes(path)
+    if free is not None and free < DISK_FULL_BYTES:
+        return f"disk full: {free} bytes free in the data directory"
+    return None
 
 
 def _free_bytes(path: Path) -> int | None:

@@ -12,6 +12,7 @@ this process or another, like the match of a server that died.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import time
 import uuid
@@ -28,6 +29,7 @@ from judge.models import MatchResult, MatchSpec
 from judge.runner import LineSink
 from judge.sandbox import SandboxError
 from judge.server import ladder as rating
+from judge.server.health import disk_full
 from judge.server.live import Line, batches_of, lines_of
 from judge.server.records import Match, MatchKind, MatchStatus, Seat, User
 from judge.server.service.catalog import Catalog
@@ -55,6 +57,15 @@ TRANSIENT = (StorageUnavailable, OSError)
 
 # Called after a match's end is committed: (match, status, result, error).
 Finished = Callable[[Match, MatchStatus, "dict[str, Any] | None", str], Awaitable[None]]
+
+
+def machine_fault(exc: BaseException) -> BaseException | None:
+    """The fault of the machine (sandbox, disk, database) ``exc`` is or a group of them
+    wraps, if that is all it holds: worth another attempt, unlike a bug."""
+    if isinstance(exc, BaseExceptionGroup):
+        faults = [machine_fault(inner) for inner in exc.exceptions]
+        return faults[0] if faults and all(f is not None for f in faults) else None
+    return exc if isinstance(exc, (SandboxError, ExecutorError, *TRANSIENT)) else None
 
 
 class Scheduler:
@@ -371,6 +382,16 @@ class Scheduler:
             task_status.started()
             while True:
                 await self._slots.acquire()
+                full = disk_full(self.config.data)
+                if full is not None:
+                    # A match started now would fail on its first replay line and spend one
+                    # of its attempts: wait for space instead.
+                    self._slots.release()
+                    waiting = OSError(errno.ENOSPC, "waiting for free space in the data directory")
+                    self.ctx.faults.failed("starting matches", waiting)
+                    await trio.sleep(1)
+                    continue
+                self.ctx.faults.recovered("starting matches")
                 # A fresh event before looking: an enqueue from now on wakes us.
                 self._wake = trio.Event()
                 try:
@@ -470,9 +491,14 @@ class Scheduler:
         except ExecutorError as exc:  # the cluster, not the match: run it again later
             status, error, retry = "error", f"the executor could not run this match: {exc}", True
             log.error("executor failed", match_id=match.id, error=str(exc))
-        except Exception as exc:  # a judge bug must not take the server down
-            status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
-            log.exception("match crashed", match_id=match.id)
+        except Exception as exc:
+            fault = machine_fault(exc)
+            if fault is not None:  # a disk or database fault, met inside a nursery
+                status, error, retry = "error", f"the judge could not run this match: {fault}", True
+                log.error("match failed", match_id=match.id, error=str(fault))
+            else:  # a judge bug must not take the server down
+                status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+                log.exception("match crashed", match_id=match.id)
         finally:
             self._cancel_scopes.pop(match.id, None)
             with trio.CancelScope(shield=True):
