@@ -260,6 +260,39 @@ def declared_size(scope: Scope) -> int:
     return 0
 
 
+class EarlyAuth:
+    """A write without a valid token is refused (401) before its body is read: the cheap
+    path for clients that send megabytes, or junk, without being anyone."""
+
+    WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") not in self.WRITES
+            or not scope.get("path", "").startswith("/api/")
+            or (scope["path"] == "/api/users" and self.service.config.open_registration)
+        ):
+            await self.app(scope, receive, send)
+            return
+        header = ""
+        for key, value in scope.get("headers", []):
+            if key == b"authorization":
+                header = value.decode("latin-1")
+        try:
+            await self.service.accounts.user_from_header(header, required=True)
+        except ServiceError as exc:
+            response = error(exc.status, exc.message)
+            response.headers["connection"] = "close"  # (its body stays unread)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 class RateLimit:
     """Requests per minute per token (or per client address without one): a token bucket
     holding a minute's worth, so a burst is fine and a flood gets 429 with Retry-After."""
@@ -829,6 +862,7 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return config.limits.upload_bytes if is_upload(scope) else config.json_body_bytes
 
     limiter = RateLimit(
-        BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute
+        BodyLimit(EarlyAuth(app, service), limit_for, shown_for),
+        lambda: config.quotas.requests_per_minute,
     )
     return NoWebsockets(HttpMetrics(limiter, service.ctx.metrics, service.queue_counts))
