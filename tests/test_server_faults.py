@@ -276,7 +276,13 @@ def test_one_of_two_servers_dies_or_freezes(
             victim, survivor, client = wait_for(busy, 60)
             with HealthWatch(survivor) as watch:
                 if fault == "kill -9":
+                    children = subprocess.run(
+                        ["pgrep", "-P", str(victim.proc.pid)], capture_output=True, text=True
+                    ).stdout.split()
+                    assert children  # its judge processes, playing its matches
                     stop_server(victim, signal.SIGKILL)
+                    # They end with it (before: they played on as orphans).
+                    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in children))
                 else:
                     victim.proc.send_signal(signal.SIGSTOP)
                     try:
