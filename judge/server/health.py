@@ -48,15 +48,22 @@ def unservable(exc: BaseException) -> str | None:
     return None
 
 
+# A fault not seen again for this long is over, even if nothing of its kind succeeded since
+# (a recording given up on, and no match recorded after it).
+FAULT_MEMORY = 60.0
+
+
 class Faults:
     """The faults writes met lately, by what was being written; cleared by a success."""
 
     def __init__(self) -> None:
-        self._active: dict[str, tuple[float, str]] = {}
+        # what -> (first seen, last seen, the fault in words)
+        self._active: dict[str, tuple[float, float, str]] = {}
 
     def failed(self, what: str, exc: BaseException) -> None:
-        since = self._active.get(what, (time.time(), ""))[0]
-        self._active[what] = (since, describe(exc))
+        now = time.time()
+        since = self._active.get(what, (now, now, ""))[0]
+        self._active[what] = (since, now, describe(exc))
 
     def recovered(self, what: str) -> None:
         self._active.pop(what, None)
@@ -65,7 +72,8 @@ class Faults:
         now = time.time()
         return [
             f"{what} failing for {now - since:.0f} s: {problem}"
-            for what, (since, problem) in sorted(self._active.items())
+            for what, (since, last, problem) in sorted(self._active.items())
+            if now - last < FAULT_MEMORY
         ]
 
 
