@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import ROOT, Report, Row, paired_ratios
+from bench.common import ROOT, Report, Row, Spread, paired_ratios
 
 CLIENTS = 50
 KINDS = ("invalid-json", "1mb-body", "slow-body", "slow-headers")
@@ -127,6 +127,12 @@ def start(data: Path, executor: str) -> tuple[subprocess.Popen[str], str]:
     raise RuntimeError("judge serve did not start")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time of one process so far (not its children: the judge processes, the bots)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(executor: str, rounds: int, window: float, clients: int) -> dict[str, Any]:
     """Matches a minute in alternating windows without and with the mix."""
     with tempfile.TemporaryDirectory(prefix="bench-badclients-") as tmp:
@@ -136,11 +142,13 @@ def measure(executor: str, rounds: int, window: float, clients: int) -> dict[str
             calm: list[float] = []
             mixed: list[float] = []
             answers = []
+            server_cpu: list[float] = []
             for _ in range(rounds):
                 before = finished(url)
                 time.sleep(window)
                 calm.append((finished(url) - before) * 60 / window)
                 before = finished(url)
+                cpu_before = cpu_seconds(proc.pid)
                 out = subprocess.run(
                     [sys.executable, "-m", "bench.badclients", url, str(clients), str(window)],
                     capture_output=True,
@@ -149,6 +157,7 @@ def measure(executor: str, rounds: int, window: float, clients: int) -> dict[str
                     check=True,
                 )
                 mixed.append((finished(url) - before) * 60 / window)
+                server_cpu.append(cpu_seconds(proc.pid) - cpu_before)
                 answers.append(out.stdout.strip())
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -157,7 +166,7 @@ def measure(executor: str, rounds: int, window: float, clients: int) -> dict[str
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    return {"calm": calm, "mixed": mixed, "answers": answers}
+    return {"calm": calm, "mixed": mixed, "answers": answers, "server_cpu_s": server_cpu}
 
 
 def run(quick: bool = False) -> Report:
@@ -184,6 +193,15 @@ def run(quick: bool = False) -> Report:
                 met=(ratio.median >= 1 - TARGET_COST) if ratio and default and not quick else None,
                 note=f"{sum(figures['calm']) / len(figures['calm']):.0f} matches/min calm",
                 digits=2,
+            )
+        )
+        report.add(
+            Row(
+                "badclients",
+                f"server process CPU in a {window:g} s window with the mix, {executor}",
+                Spread.of(figures["server_cpu_s"]),
+                "s",
+                note="the HTTP process (with inproc, the judges too)",
             )
         )
     return report

@@ -46,6 +46,7 @@ from judge.server.health import unservable
 from judge.server.metrics import HttpMetrics
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError
+from judge.server.storage import StorageUnavailable
 from judge.server.uploads import UploadRefused, read_limited
 from replays.export import asset_file, asset_names
 
@@ -265,10 +266,15 @@ class EarlyAuth:
     path for clients that send megabytes, or junk, without being anyone."""
 
     WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+    # Headers just refused, answered again without the database: a client repeating a bad
+    # token cannot keep the one SQLite connection from the scheduler.
+    REFUSED_SECONDS = 10.0
+    REFUSED_MAX = 10_000
 
     def __init__(self, app: ASGIApp, service: Service) -> None:
         self.app = app
         self.service = service
+        self.refused: dict[str, tuple[float, int, str]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -283,10 +289,21 @@ class EarlyAuth:
         for key, value in scope.get("headers", []):
             if key == b"authorization":
                 header = value.decode("latin-1")
-        try:
-            await self.service.accounts.user_from_header(header, required=True)
-        except ServiceError as exc:
-            response = error(exc.status, exc.message)
+        now = time.monotonic()
+        refusal = self.refused.get(header)
+        if refusal is None or now - refusal[0] > self.REFUSED_SECONDS:
+            try:
+                await self.service.accounts.user_from_header(header, required=True)
+            except ServiceError as exc:
+                if len(self.refused) >= self.REFUSED_MAX:
+                    self.refused.clear()
+                refusal = self.refused[header] = (now, exc.status, exc.message)
+            except StorageUnavailable as exc:  # (outside the app: its handlers do not apply)
+                refusal = (now, 503, f"the server cannot do this now: {exc}")
+            else:
+                refusal = None
+        if refusal is not None:
+            response = error(refusal[1], refusal[2])
             response.headers["connection"] = "close"  # (its body stays unread)
             await response(scope, receive, send)
             return
