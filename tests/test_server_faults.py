@@ -364,6 +364,7 @@ def test_slow_headers_and_slow_bodies_are_cut_off(tmp_path: Path) -> None:
                     answer += data
                 return time.monotonic() - began, answer
 
+        token = f"Authorization: Bearer {server.admin_token}".encode()
         results: dict[str, tuple[float, bytes]] = {}
         threads = [
             threading.Thread(
@@ -374,6 +375,15 @@ def test_slow_headers_and_slow_bodies_are_cut_off(tmp_path: Path) -> None:
             threading.Thread(
                 target=lambda: results.__setitem__(
                     "body",
+                    trickle(
+                        b"POST /api/matches HTTP/1.1\r\nHost: x\r\n" + token + b"\r\n"
+                        b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                    ),
+                )
+            ),
+            threading.Thread(
+                target=lambda: results.__setitem__(
+                    "anonymous body",
                     trickle(
                         b"POST /api/matches HTTP/1.1\r\nHost: x\r\n"
                         b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
@@ -390,6 +400,9 @@ def test_slow_headers_and_slow_bodies_are_cut_off(tmp_path: Path) -> None:
         assert took < 40, took
         took, _ = results["headers"]
         assert took < 40, took
+        # Without a token, the body is never waited for: 401 at once.
+        took, answer = results["anonymous body"]
+        assert b" 401 " in answer.split(b"\r\n")[0], answer[:200]
         assert server.proc.poll() is None
         with server.client() as client:
             assert client.get("/api/health/live").status_code == 200
