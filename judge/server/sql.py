@@ -625,7 +625,8 @@ class SqlStorage(Storage):
             )
             c.executemany(
                 "UPDATE matches SET status = 'error', finished = ?, "
-                "error = 'interrupted by server restarts too often' WHERE id = ?",
+                "error = 'interrupted too often (its server stopped, or could not record "
+                "its result)' WHERE id = ?",
                 [(now, i) for i in failed],
             )
             return requeued, failed
