@@ -231,7 +231,7 @@ class BodyLimit:
         received = 0
         # A body must arrive at a pace a real client keeps: one trickled in holds a
         # connection and a request open for nothing (the whole body, not each read, is timed).
-        allowed = BODY_SECONDS + min(declared_size(scope), limit) / BODY_MIN_RATE
+        allowed = BODY_SECONDS + min(declared_size(scope, limit), limit) / BODY_MIN_RATE
         deadline = anyio.current_time() + allowed
 
         async def limited() -> Message:
@@ -254,11 +254,12 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-def declared_size(scope: Scope) -> int:
+def declared_size(scope: Scope, unknown: int) -> int:
+    """The body's Content-Length; ``unknown`` when it has none (chunked)."""
     for key, value in scope.get("headers", []):
         if key == b"content-length":
             return int(value) if value.isdigit() else 0
-    return 0
+    return unknown
 
 
 class EarlyAuth:
