@@ -310,7 +310,7 @@ async def test_recovery_after_a_stop(storage: Storage) -> None:
     requeued, failed = await storage.recover_interrupted(3, 6.0)
     assert (requeued, failed) == ([], ["once"])
     gone = await storage.get_match("once")
-    assert gone is not None and gone.status == "error" and "restarts" in gone.error
+    assert gone is not None and gone.status == "error" and "interrupted too often" in gone.error
     assert (await storage.get_match("often")).status == "queued"  # type: ignore[union-attr]
 
 
