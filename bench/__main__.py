@@ -1,7 +1,7 @@
 """Run the whole bench and print one table: ``uv run python -m bench [--quick] [ITEM...]``.
 
 Items: floor overhead throughput arena startup deadline scale cluster botcost shortgames cli db
-source (default: all, in that order).
+source badclients (default: all, in that order).
 Each writes its JSON to bench/results/<item>[-quick].json. ``--quick`` runs tiny sizes in a
 few seconds (what the test suite does so the bench cannot rot); its figures mean nothing.
 """
@@ -28,6 +28,7 @@ ITEMS = (
     "cli",
     "db",
     "source",
+    "badclients",
 )
 
 

@@ -1,4 +1,6 @@
-"""Logging: structlog lines, readable on a terminal and JSON otherwise, always on stderr.
+"""Logging: structlog lines, readable on a terminal and JSON otherwise, on stderr; with
+``configure(fmt="json")`` JSON lines on stdout (``judge serve --log-format json``, for a log
+collector). A line logged with an exception carries its type, message and traceback.
 
 structlog is imported when the first line at or above the configured level is logged, not
 before: its import (asyncio and its stdlib integration, ~60 ms) would be a sixth of a
@@ -11,35 +13,74 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
+FORMATS = ("auto", "console", "json")
+
 _level: int | None = None  # set by configure(); None: structlog's defaults (every line)
-_applied: int | None = None  # the level structlog is configured with
+_format = "auto"  # auto: console on a terminal, JSON otherwise (both on stderr)
+_applied: tuple[int, str] | None = None  # the level and format structlog is configured with
 _import_lock = threading.Lock()
 _context: ContextVar[dict[str, Any] | None] = ContextVar("judge_log_context", default=None)
 
 
-class _CurrentStderr:
-    """Writes to ``sys.stderr`` as it is at each line: a judge embedded in a test runner or
-    another program may swap (and close) the stream it had when logging was configured."""
+class _CurrentStream:
+    """Writes to ``sys.stderr`` (or stdout) as it is at each line: a judge embedded in a test
+    runner or another program may swap (and close) the stream it had when logging was set up."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def write(self, text: str) -> int:
-        return sys.stderr.write(text)
+        written: int = getattr(sys, self.name).write(text)
+        return written
 
     def flush(self) -> None:
-        sys.stderr.flush()
+        getattr(sys, self.name).flush()
 
 
-def configure(level: str = "warning") -> None:
-    """Lines below ``level`` are dropped (without importing structlog)."""
+def configure(level: str = "warning", fmt: str | None = None) -> None:
+    """Lines below ``level`` are dropped (without importing structlog); ``fmt`` is one of
+    FORMATS (None: as it was)."""
     global _level
     _level = LEVELS[level.lower()]
+    if fmt is not None:
+        set_format(fmt)
+    elif "structlog" in sys.modules:
+        _structlog()
+
+
+def set_format(fmt: str) -> None:
+    """``auto``, ``console`` or ``json`` (JSON lines on stdout), at the configured level."""
+    global _format
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown log format {fmt!r} (choose from {', '.join(FORMATS)})")
+    _format = fmt
     if "structlog" in sys.modules:
         _structlog()
+
+
+def _exception_fields(
+    logger: Any, method: str, event: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """An exception's type and message as fields of their own (the traceback follows in
+    ``exception``), so a log search for "disk full" or "OperationalError" finds the line."""
+    exc_info = event.get("exc_info")
+    if exc_info is True:
+        exc_info = sys.exc_info()
+    elif isinstance(exc_info, BaseException):
+        exc_info = (type(exc_info), exc_info, exc_info.__traceback__)
+    if isinstance(exc_info, tuple) and exc_info[0] is not None:
+        event.setdefault("error_type", exc_info[0].__name__)
+        event.setdefault("error", str(exc_info[1]))
+        event["exc_info"] = exc_info
+    elif exc_info is not None:
+        event.pop("exc_info")
+    return event
 
 
 def _import_structlog_without_rich() -> None:
@@ -65,24 +106,36 @@ def _structlog() -> Any:
             _import_structlog_without_rich()
         import structlog
 
-        if _level is not None and _applied != _level:
-            renderer: structlog.typing.Processor
-            if sys.stderr.isatty():
-                renderer = structlog.dev.ConsoleRenderer(colors=True)
+        if _level is not None and _applied != (_level, _format):
+            console = _format == "console" or (_format == "auto" and sys.stderr.isatty())
+            processors: list[structlog.typing.Processor] = [
+                structlog.contextvars.merge_contextvars,
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                _exception_fields,
+            ]
+            if console:
+                # Draws exc_info as a plain traceback under the line (rich is hidden).
+                processors.append(
+                    structlog.dev.ConsoleRenderer(
+                        colors=sys.stderr.isatty(),
+                        exception_formatter=structlog.dev.plain_traceback,
+                    )
+                )
             else:
-                renderer = structlog.processors.JSONRenderer()
+                # exc_info becomes "exception": the formatted traceback.
+                processors += [
+                    structlog.processors.format_exc_info,
+                    structlog.processors.JSONRenderer(),
+                ]
+            stream = _CurrentStream("stdout" if _format == "json" else "stderr")
             structlog.configure(
-                processors=[
-                    structlog.contextvars.merge_contextvars,
-                    structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True),
-                    renderer,
-                ],
+                processors=processors,
                 wrapper_class=structlog.make_filtering_bound_logger(_level),
-                logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),  # type: ignore[arg-type]
+                logger_factory=structlog.PrintLoggerFactory(file=stream),  # type: ignore[arg-type]
                 cache_logger_on_first_use=True,
             )
-            _applied = _level
+            _applied = (_level, _format)
         return structlog
 
 

@@ -1110,8 +1110,10 @@ async def run_match(
                     nursery.cancel_scope.cancel()
             result = match.result(time.monotonic() - began, replay_path)
             if all_sinks:
+                # No path in the replay's own result line: the file is shared (a server
+                # serves it) and may move; whoever holds it knows where it is.
                 summary = result.model_dump(
-                    mode="json", exclude={"players": {"__all__": {"stderr"}}}
+                    mode="json", exclude={"replay": True, "players": {"__all__": {"stderr"}}}
                 )
                 match.emit(event_line("result", summary))
         finally:

@@ -103,6 +103,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_server_charts": ("slow", "browser"),
     "test_server_e2e": ("slow",),
     "test_server_executor": ("slow", "dask"),
+    "test_server_faults": ("slow", "postgres"),
     "test_server_pages_ux": ("slow", "browser"),
     "test_server_postgres": ("slow", "postgres"),
     "test_server_security": ("slow",),

@@ -44,6 +44,8 @@ def missing_reason() -> str | None:
 class PostgresServer:
     port: int
     user: str
+    # How to stop and start it again (fault tests restart it under running servers).
+    pg_ctl: list[str] | None = None
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{database}"
@@ -55,6 +57,14 @@ class PostgresServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {name}")
         return self.url(name)
+
+    def stop(self) -> None:
+        assert self.pg_ctl is not None
+        subprocess.run([*self.pg_ctl, "-m", "fast", "-w", "stop"], check=True, capture_output=True)
+
+    def start(self) -> None:
+        assert self.pg_ctl is not None
+        subprocess.run([*self.pg_ctl, "-w", "start"], check=True, capture_output=True, timeout=60)
 
 
 def _free_port() -> int:
@@ -97,8 +107,10 @@ def postgres_server(*, durable: bool = False) -> Iterator[PostgresServer]:
             "-w",
             "start",
         )
+        pg_ctl = [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-o", options]
+        pg_ctl += ["-l", str(root / "log")]
         try:
-            yield PostgresServer(port, user)
+            yield PostgresServer(port, user, pg_ctl)
         finally:
             run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop")
     finally:

@@ -14,6 +14,7 @@ import trio
 
 from judge.server.app import build_app
 from judge.server.config import ServerConfig
+from judge.server.records import Seat
 from judge.server.service import Service
 from judge.server.sqlite import SQLiteStorage
 from tests.server_helpers import (
@@ -295,6 +296,9 @@ async def test_match_request_result_and_replay(api: Api) -> None:
         f"{result['players'][1]['score']:g}",
     ]
     assert lines[-1].startswith("#result ")
+    # Public data carries no server paths: the result line names no replay file.
+    data_dir = str(api.service.config.data)
+    assert data_dir not in replay.text and '"replay"' not in lines[-1], lines[-1]
     # The live stream of a finished match replays every line, then the end event.
     stream = await api.http.get(f"/api/matches/{match['id']}/live")
     data = [ln[6:] for ln in stream.text.splitlines() if ln.startswith("data: ")]
@@ -521,6 +525,64 @@ async def test_cancel_a_queued_match(tmp_path: Path, nursery: trio.Nursery) -> N
     assert r.status_code == 200 and r.json()["status"] == "cancelled"
     assert (await api.finished(first["id"]))["status"] == "finished"
     assert (await api.http.get(f"/api/matches/{second['id']}")).json()["status"] == "cancelled"
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def stuck_match(api: Api) -> str:
+    """A match a server that is gone left running: claimed by it, not renewed for ages."""
+    admin = await api.service.accounts.user_from_header(f"Bearer {api.admin}", required=True)
+    assert admin is not None
+    rock = Seat(builtin="rock", name="builtin:rock")
+    match = await api.service.scheduler.enqueue(
+        game="rps",
+        kind="manual",
+        seats=[rock, rock.model_copy()],
+        options={"turns": 20},
+        requested_by=admin.id,
+        held=True,  # (so this server does not claim it first)
+    )
+    storage = api.service.ctx.storage
+    assert isinstance(storage, SQLiteStorage)
+    await storage._tx(
+        lambda c: c.execute(
+            "UPDATE matches SET status = 'running', held = 0, claimed_by = 'gone-1-x', "
+            "heartbeat = 1, attempts = 1 WHERE id = ?",
+            (match.id,),
+        )
+    )
+    return match.id
+
+
+async def test_the_admin_cancels_a_stuck_match_at_once(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    """Before: the cancel was left for the stuck match's server to see, waited 30 s and
+    answered with the match still running."""
+    api = await open_api(tmp_path / "data", nursery, lease=60.0)
+    match_id = await stuck_match(api)
+    health = (await api.http.get("/api/health")).json()
+    assert health["ok"] is False and health["stuck_matches"] == [match_id], health
+    with trio.fail_after(10):
+        r = await api.http.delete(f"/api/matches/{match_id}", headers=api.auth(api.admin))
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "cancelled" and "cancelled by admin" in r.json()["error"]
+    r = await api.http.delete(f"/api/matches/{match_id}", headers=api.auth(api.admin))
+    assert r.status_code == 400 and "cancelled already" in r.json()["error"]
+    await api.http.aclose()
+    await api.service.close()
+
+
+async def test_a_match_nobody_renews_runs_again_on_sqlite(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    """Alone on SQLite, a server takes back a running match whose lease lapsed (before: only
+    a restart did, so a match whose result could not be recorded stayed running)."""
+    api = await open_api(tmp_path / "data", nursery, lease=1.0)
+    match_id = await stuck_match(api)
+    match = await api.finished(match_id)
+    assert match["status"] == "finished" and match["attempts"] == 2, match
+    assert (await api.http.get("/api/health")).json()["stuck_matches"] == []
     await api.http.aclose()
     await api.service.close()
 

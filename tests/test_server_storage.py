@@ -310,7 +310,7 @@ async def test_recovery_after_a_stop(storage: Storage) -> None:
     requeued, failed = await storage.recover_interrupted(3, 6.0)
     assert (requeued, failed) == ([], ["once"])
     gone = await storage.get_match("once")
-    assert gone is not None and gone.status == "error" and "restarts" in gone.error
+    assert gone is not None and gone.status == "error" and "interrupted too often" in gone.error
     assert (await storage.get_match("often")).status == "queued"  # type: ignore[union-attr]
 
 
@@ -543,17 +543,18 @@ async def test_claims_heartbeats_cancel_requests_and_stale_recovery(storage: Sto
     mine = await storage.claim_next_match(10.0, "server-a")
     theirs = await storage.claim_next_match(10.0, "server-b")
     assert mine is not None and theirs is not None and mine.id != theirs.id
-    assert await storage.heartbeat("server-a", 20.0) == []
+    assert await storage.heartbeat("server-a", 20.0, [mine.id]) == []
     assert await storage.request_cancel(theirs.id, "alice")
     assert not await storage.request_cancel("nonexistent", "alice")
-    assert await storage.heartbeat("server-b", 20.0) == [(theirs.id, "alice")]
-    assert await storage.heartbeat("server-a", 40.0) == []
+    assert await storage.heartbeat("server-b", 20.0, [theirs.id]) == [(theirs.id, "alice")]
+    assert await storage.heartbeat("server-a", 40.0, [mine.id]) == []
     # server-b stopped beating at 20: only its match goes back to the queue.
     requeued, failed = await storage.recover_interrupted(3, 45.0, stale_before=30.0)
     assert (requeued, failed) == ([theirs.id], [])
     again = await storage.claim_next_match(50.0, "server-a")
     assert again is not None and again.id == theirs.id and again.attempts == 2
-    assert await storage.heartbeat("server-a", 51.0) == []  # the old request is gone
+    # the old request is gone
+    assert await storage.heartbeat("server-a", 51.0, [mine.id, again.id]) == []
 
 
 async def test_migration_6_keys_the_names_a_postgresql_database_holds(
@@ -590,3 +591,20 @@ async def test_migration_6_keys_the_names_a_postgresql_database_holds(
         assert await store.count_registrations("192.0.2.1", since=0) == 1
     finally:
         await store.close()
+
+
+async def test_heartbeat_renews_only_matches_in_play(storage: Storage) -> None:
+    """A match its server claimed but no longer plays (its result could not be recorded) is
+    not kept alive by that server's heartbeat: it lapses, shows as stuck, and is taken back."""
+    rock = Seat(builtin="rock", name="builtin:rock")
+    for i in range(2):
+        await storage.create_match(match(f"p{i}", seats=[rock, rock], created=i))
+    playing = await storage.claim_next_match(10.0, "server-a")
+    dropped = await storage.claim_next_match(10.0, "server-a")
+    assert playing is not None and dropped is not None
+    assert await storage.heartbeat("server-a", 40.0, [playing.id]) == []
+    assert await storage.heartbeat("server-a", 41.0, []) == []
+    assert await storage.stuck_matches(30.0) == [dropped.id]
+    assert await storage.recover_interrupted(3, 45.0, stale_before=30.0) == ([dropped.id], [])
+    assert await storage.stuck_matches(30.0) == []
+    await storage.probe()

@@ -100,11 +100,12 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
 @click.option(
     "--executor",
     "executor_name",
-    default="inproc",
+    default="local",
     show_default=True,
-    metavar="inproc|local|tls://HOST:PORT|dask-local",
-    help="where matches run: this process, a judge process per core, the workers of a Dask "
-    "scheduler, or a Dask LocalCluster started with the server",
+    metavar="local|inproc|tls://HOST:PORT|dask-local",
+    help="where matches run: judge processes beside the server's (so HTTP clients cannot "
+    "take the judges' CPU), this process, the workers of a Dask scheduler, or a Dask "
+    "LocalCluster started with the server",
 )
 @click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
 @click.option(
@@ -148,6 +149,14 @@ DEFAULT_SERVER = "http://127.0.0.1:8000"
     help="run uploaded Python bots on this Python (e.g. a virtual environment with the Kaggle "
     "image's packages), in the same sandbox; its prefix is shown to them read-only",
 )
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "console", "json"]),
+    default="auto",
+    show_default=True,
+    help="json: one JSON object a line on stdout (for a log collector); console: readable "
+    "lines on stderr; auto: console on a terminal, else JSON on stderr",
+)
 def serve_command(
     host: str,
     port: int,
@@ -168,12 +177,17 @@ def serve_command(
     lease: float,
     builds: int,
     quota: tuple[str, ...],
+    log_format: str = "console",
     python: Path | None = None,
     tls: ClusterTLS | None = None,
     insecure_cluster: bool = False,
 ) -> None:
     """Run the judge server: API, web pages, match queue and ladder, in one process."""
     from dataclasses import replace
+
+    from judge import logs
+
+    logs.set_format(log_format)
 
     from judge.analysis import SourceLimits
     from judge.server.config import ServerConfig

@@ -9,8 +9,11 @@ and its replay file; a job without sinks gets its replay written by the worker d
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,6 +25,20 @@ from judge.models import MatchResult, MatchSpec
 from judge.parallel import ParallelStats, default_workers, run_batch
 
 FOLLOW_INTERVAL = 0.05
+
+
+def end_with_parent() -> bool:
+    """(In each worker, at its start.) A worker whose judge died (kill -9) ends too, and its
+    bots with it (their launcher's parent-death signal), rather than play on as an orphan."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    return False
 
 
 class LocalExecutor(Executor):
@@ -76,7 +93,7 @@ class LocalExecutor(Executor):
         self._scratch = Path(tempfile.mkdtemp(prefix="botjudge-local-"))
         if self._shared_context is None:
             # Own workers, ended on the way out: cached ones would outlive us as stray children.
-            manager = trio_parallel.open_worker_context()
+            manager = trio_parallel.open_worker_context(init=end_with_parent)
             self._context = await manager.__aenter__()
             self._context_cm = manager
 

@@ -44,8 +44,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from judge import __version__, logs
 from judge.server.clients import ClientAddresses, address_key
 from judge.server.contest_routes import contest_router
+from judge.server.health import unservable
+from judge.server.metrics import HttpMetrics
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError, Unauthorized
+from judge.server.storage import StorageUnavailable
 from judge.server.uploads import UploadRefused, read_limited
 from replays.export import asset_file, asset_names
 
@@ -66,6 +69,9 @@ PAGES = {
 }
 MULTIPART_SLACK = 64 << 10
 SURROGATE = re.compile("[\ud800-\udfff]")
+# A request body must arrive within BODY_SECONDS plus its size at BODY_MIN_RATE bytes a second.
+BODY_SECONDS = 10.0
+BODY_MIN_RATE = 32 << 10
 
 
 def replay_assets() -> str:
@@ -170,6 +176,11 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, too_large(limit))
 
 
+class BodyTooSlow(HTTPException):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive within {seconds:.0f} s")
+
+
 def human_bytes(n: int) -> str:
     """A size people read: "16 MiB", "1.5 KiB", "900 bytes"."""
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -239,17 +250,86 @@ class BodyLimit:
                     await response(scope, receive, send)
                     return
         received = 0
+        # A body must arrive at a pace a real client keeps: one trickled in holds a
+        # connection and a request open for nothing (the whole body, not each read, is timed).
+        allowed = BODY_SECONDS + min(declared_size(scope, limit), limit) / BODY_MIN_RATE
+        deadline = anyio.current_time() + allowed
 
         async def limited() -> Message:
-            nonlocal received
-            message = await receive()
+            nonlocal received, deadline
+            try:
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTooSlow(allowed) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(shown)
+                if not message.get("more_body", False):
+                    # The body is whole: a later receive waits for the client to leave (a
+                    # stream's disconnect listener), which is not timed.
+                    deadline = math.inf
             return message
 
         await self.app(scope, limited, send)
+
+
+def declared_size(scope: Scope, unknown: int) -> int:
+    """The body's Content-Length; ``unknown`` when it has none (chunked)."""
+    for key, value in scope.get("headers", []):
+        if key == b"content-length":
+            return int(value) if value.isdigit() else 0
+    return unknown
+
+
+class EarlyAuth:
+    """A write without a valid token is refused (401) before its body is read: the cheap
+    path for clients that send megabytes, or junk, without being anyone."""
+
+    WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+    # Headers just refused, answered again without the database: a client repeating a bad
+    # token cannot keep the one SQLite connection from the scheduler.
+    REFUSED_SECONDS = 10.0
+    REFUSED_MAX = 10_000
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+        self.refused: dict[str, tuple[float, int, str]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") not in self.WRITES
+            or not scope.get("path", "").startswith("/api/")
+            or (scope["path"] == "/api/users" and self.service.config.open_registration)
+        ):
+            await self.app(scope, receive, send)
+            return
+        header = ""
+        for key, value in scope.get("headers", []):
+            if key == b"authorization":
+                header = value.decode("latin-1")
+        now = time.monotonic()
+        refusal = self.refused.get(header)
+        if refusal is None or now - refusal[0] > self.REFUSED_SECONDS:
+            try:
+                await self.service.accounts.user_from_header(header, required=True)
+            except ServiceError as exc:
+                if len(self.refused) >= self.REFUSED_MAX:
+                    self.refused.clear()
+                refusal = self.refused[header] = (now, exc.status, exc.message)
+            except StorageUnavailable as exc:  # (outside the app: its handlers do not apply)
+                refusal = (now, 503, f"the server cannot do this now: {exc}")
+            else:
+                refusal = None
+        if refusal is not None:
+            response = error(refusal[1], refusal[2])
+            response.headers["connection"] = "close"  # (its body stays unread)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class RateLimit:
@@ -400,9 +480,32 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     api = APIRouter(prefix="/api", dependencies=[Depends(reject_unknown_query)], responses=refused)
 
     # -- general -----------------------------------------------------------
-    @api.get("/health", tags=["general"], summary="Whether the server runs, and what it runs with")
+    @api.get(
+        "/health",
+        tags=["general"],
+        summary="What is wrong now (database, disk, stuck matches), and what the server runs with",
+    )
     async def health() -> dict[str, Any]:
-        return service.health()
+        return (await service.health())[1]
+
+    @api.get("/health/live", tags=["general"], summary="Liveness: the process answers")
+    async def health_live() -> dict[str, Any]:
+        return {"live": True}
+
+    @api.get(
+        "/health/ready",
+        tags=["general"],
+        summary="Readiness: the database is reachable and writable and the disk is not full "
+        "(503 with the problems otherwise)",
+        responses={503: {"model": ErrorBody, "description": "cannot serve now"}},
+    )
+    async def health_ready() -> Response:
+        report, _ = await service.health()
+        if not report.ready:
+            response = error(503, "not ready: " + "; ".join(report.problems))
+            response.headers["retry-after"] = "5"
+            return response
+        return JSONResponse({"ready": True, "problems": report.problems})
 
     @api.get("/games", tags=["general"], summary="The games, their options and built-in bots")
     async def games() -> list[dict[str, Any]]:
@@ -790,7 +893,7 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
             page_response.status_code = 404
             return page_response
         response = error(exc.status_code, str(exc.detail))
-        if isinstance(exc, BodyTooLarge):
+        if isinstance(exc, BodyTooLarge | BodyTooSlow):
             response.headers["connection"] = "close"
         return response
 
@@ -799,6 +902,12 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return validation_error(exc)
 
     async def internal(request: Request, exc: Exception) -> Response:
+        reason = unservable(exc)
+        if reason is not None:  # the database or the disk, not the request: try later
+            log.warning("request refused: cannot serve now", path=request.url.path, error=reason)
+            response = error(503, f"the server cannot do this now: {reason}")
+            response.headers["retry-after"] = "5"
+            return response
         log.exception("request failed", path=request.url.path)
         return error(500, "internal error (logged on the server)")
 
@@ -821,6 +930,8 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return config.limits.upload_bytes if is_upload(scope) else config.json_body_bytes
 
     limiter = RateLimit(
-        BodyLimit(app, limit_for, shown_for), lambda: config.quotas.requests_per_minute, identify
+        BodyLimit(EarlyAuth(app, service), limit_for, shown_for),
+        lambda: config.quotas.requests_per_minute,
+        identify,
     )
-    return NoWebsockets(limiter)
+    return NoWebsockets(HttpMetrics(limiter, service.ctx.metrics, service.queue_counts))

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import trio
 
 from judge.server.sql import SqlStorage
+from judge.server.storage import StorageUnavailable
 
 T = TypeVar("T")
 
@@ -229,6 +230,16 @@ def migrate(conn: Any) -> list[int]:
     return applied
 
 
+def unavailable(exc: Exception) -> StorageUnavailable:
+    """What a connection or server fault means for whoever waits on the database."""
+    import psycopg
+
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return StorageUnavailable("disk full", text)
+    return StorageUnavailable("the database is unreachable", text)
+
+
 class PostgresStorage(SqlStorage):
     claim_lock = " FOR UPDATE SKIP LOCKED"
     schema_version = SCHEMA_VERSION
@@ -251,12 +262,20 @@ class PostgresStorage(SqlStorage):
             )
 
     async def _tx(self, fn: Callable[[Any], T]) -> T:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
         def run() -> T:
             pool = self._pool
             if pool is None:
                 raise RuntimeError("storage is not open")
-            with pool.connection() as conn, conn.transaction():
-                return fn(_Connection(conn))
+            try:
+                with pool.connection() as conn, conn.transaction():
+                    return fn(_Connection(conn))
+            except (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout) as exc:
+                raise unavailable(exc) from exc
+            except psycopg.errors.ReadOnlySqlTransaction as exc:
+                raise StorageUnavailable("the database is read-only", str(exc)) from exc
 
         return await trio.to_thread.run_sync(run, limiter=self._limiter)
 
@@ -270,6 +289,10 @@ class PostgresStorage(SqlStorage):
                 max_size=self.pool_size,
                 kwargs={"autocommit": True},
                 open=False,
+                # A connection broken by a database restart is found before use, not by
+                # the request it would fail; and a database that is down is said so in 5 s.
+                check=ConnectionPool.check_connection,
+                timeout=5.0,
             )
             try:
                 pool.open(wait=True, timeout=15)

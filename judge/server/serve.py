@@ -34,7 +34,9 @@ def _anycorn_config(config: ServerConfig) -> Config:
     cfg.accesslog = None
     cfg.errorlog = None
     cfg.graceful_timeout = 3.0
-    cfg.keep_alive_timeout = 30.0
+    # Also the time a client has to send a request's headers: slow headers hold a
+    # connection at most this long (a slow body: app.BodyLimit).
+    cfg.keep_alive_timeout = 10.0
     cfg.h11_max_incomplete_size = 64 * 1024
     cfg.websocket_max_message_size = 1024
     cfg.include_server_header = False

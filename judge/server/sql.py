@@ -505,20 +505,46 @@ class SqlStorage(Storage):
     async def heartbeat(
         self, owner: str, now: float, running: Collection[str] = ()
     ) -> list[tuple[str, str]]:
+        ids = sorted(running)
+        if not ids:
+            return []
+        among = f"id IN ({', '.join('?' * len(ids))})"
+
         def fn(c: Any) -> list[tuple[str, str]]:
             c.execute(
-                "UPDATE matches SET heartbeat = ? WHERE claimed_by = ? AND status = 'running'",
-                (now, owner),
+                "UPDATE matches SET heartbeat = ? "
+                f"WHERE claimed_by = ? AND status = 'running' AND {among}",
+                (now, owner, *ids),
             )
             rows = c.execute(
-                "SELECT id, cancel_by FROM matches WHERE claimed_by = ? AND status = 'running'",
-                (owner,),
+                "SELECT id, cancel_by FROM matches "
+                f"WHERE claimed_by = ? AND status = 'running' AND {among}",
+                (owner, *ids),
             ).fetchall()
             held = {r["id"] for r in rows}
             asked = [(r["id"], r["cancel_by"]) for r in rows if r["cancel_by"]]
-            return asked + [(match_id, "") for match_id in running if match_id not in held]
+            return asked + [(match_id, "") for match_id in ids if match_id not in held]
 
         return await self._tx(fn)
+
+    async def stuck_matches(self, before: float) -> list[str]:
+        def fn(c: Any) -> list[str]:
+            rows = c.execute(
+                "SELECT id FROM matches WHERE status = 'running' AND heartbeat < ? ORDER BY id",
+                (before,),
+            ).fetchall()
+            return [r["id"] for r in rows]
+
+        return await self._tx(fn)
+
+    async def probe(self) -> None:
+        # A real row rewritten (to itself): the write and its commit reach the disk.
+        await self._tx(
+            lambda c: c.execute(
+                "UPDATE migrations SET applied = applied "
+                "WHERE number = (SELECT max(number) FROM migrations)"
+            )
+        )
 
     async def request_cancel(self, match_id: str, by: str) -> bool:
         def fn(c: Any) -> bool:
@@ -640,7 +666,8 @@ class SqlStorage(Storage):
             )
             c.executemany(
                 "UPDATE matches SET status = 'error', finished = ?, "
-                "error = 'interrupted by server restarts too often' WHERE id = ?",
+                "error = 'interrupted too often (its server stopped, or could not record "
+                "its result)' WHERE id = ?",
                 [(now, i) for i in failed],
             )
             return requeued, failed

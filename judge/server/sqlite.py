@@ -15,6 +15,7 @@ from typing import TypeVar
 import trio
 
 from judge.server.sql import SqlStorage
+from judge.server.storage import StorageUnavailable
 
 T = TypeVar("T")
 
@@ -171,6 +172,18 @@ def migrate(conn: sqlite3.Connection, path: object) -> list[int]:
     return applied
 
 
+def unavailable(exc: sqlite3.OperationalError) -> StorageUnavailable:
+    """What an operational error means for whoever waits on the database."""
+    text = str(exc)
+    if "full" in text:
+        return StorageUnavailable("disk full", text)
+    if "readonly" in text or "read-only" in text:
+        return StorageUnavailable("the database is read-only", text)
+    if "locked" in text or "busy" in text:
+        return StorageUnavailable("the database is busy", text)
+    return StorageUnavailable("the database cannot be read or written", text)
+
+
 class SQLiteStorage(SqlStorage):
     integrity_errors = (sqlite3.IntegrityError,)
     schema_version = SCHEMA_VERSION
@@ -187,13 +200,18 @@ class SQLiteStorage(SqlStorage):
             conn = self._conn
             if conn is None:
                 raise RuntimeError("storage is not open")
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                value = fn(conn)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    value = fn(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    # (A failed COMMIT leaves the transaction open: the next BEGIN would fail.)
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                raise unavailable(exc) from exc
             return value
 
         return await trio.to_thread.run_sync(run, limiter=self._limiter)

@@ -37,6 +37,16 @@ class Conflict(Exception):
     """A unique name is taken."""
 
 
+class StorageUnavailable(Exception):
+    """The database cannot serve now (unreachable, read-only, disk full): a fault of the
+    machine, not of the request, worth trying again later. ``reason`` says which in words."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
 class Storage(ABC):
     # Migrations applied by the last open() (numbers), and the newest this backend knows.
     applied_migrations: list[int] = []  # noqa: RUF012 (replaced, never mutated)
@@ -195,9 +205,19 @@ class Storage(ABC):
     async def heartbeat(
         self, owner: str, now: float, running: Collection[str] = ()
     ) -> list[tuple[str, str]]:
-        """Refresh the heartbeat of ``owner``'s running matches; (id, by whom) of those
-        someone asked to cancel, and (id, "") of those in ``running`` that are no longer
-        ``owner``'s (its claim lapsed and another server took the match)."""
+        """Refresh the heartbeat of the matches in ``running`` (those ``owner`` still plays
+        or records; a row it claimed and let go of is left to lapse); (id, by whom) of those
+        someone asked to cancel, and (id, "") of those that are no longer ``owner``'s (its
+        claim lapsed and another server took the match)."""
+
+    @abstractmethod
+    async def stuck_matches(self, before: float) -> list[str]:
+        """Running matches whose heartbeat is older than ``before`` (nobody renews them)."""
+
+    @abstractmethod
+    async def probe(self) -> None:
+        """One small write, committed: raises StorageUnavailable when the database cannot
+        be reached or written."""
 
     @abstractmethod
     async def request_cancel(self, match_id: str, by: str) -> bool:

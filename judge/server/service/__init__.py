@@ -28,6 +28,7 @@ from judge.sandbox import Sandbox
 from judge.server import seedkey
 from judge.server.blobs import BlobStore, LocalBlobStore
 from judge.server.config import ServerConfig
+from judge.server.health import Checks, Report
 from judge.server.records import Match, MatchStatus
 from judge.server.service.accounts import Accounts
 from judge.server.service.catalog import Catalog
@@ -49,7 +50,7 @@ from judge.server.service.contests import Contests
 from judge.server.service.ladder import Ladder
 from judge.server.service.scheduler import Scheduler
 from judge.server.service.tournaments import Tournaments
-from judge.server.storage import Storage
+from judge.server.storage import Storage, StorageUnavailable
 
 __all__ = [
     "FINAL",
@@ -107,7 +108,10 @@ class Service:
         self.contests = Contests(self.ctx, self.catalog, self.scheduler)
         self.scheduler.listeners.append(self._finished)
         self.scheduler.listeners.append(self.contests.match_finished)
+        self.scheduler.listeners.append(self.ctx.metrics.match_ended)
+        self.checks = Checks(storage, config.data, self.ctx.faults, config.lease)
         self.admin_token: str | None = None
+        self._last_counts = (0, 0)
 
     async def _finished(
         self, match: Match, status: MatchStatus, result: dict[str, Any] | None, error: str
@@ -155,9 +159,14 @@ class Service:
         shutil.rmtree(self.ctx.work_root, ignore_errors=True)
 
     # -- general -----------------------------------------------------------
-    def health(self) -> dict[str, Any]:
-        return {
-            "ok": True,
+    async def health(self) -> tuple[Report, dict[str, Any]]:
+        """What is wrong now (database, disk, stuck matches), and what the server runs with."""
+        report = await self.checks.run()
+        return report, {
+            "ok": report.ok,
+            "ready": report.ready,
+            "problems": report.problems,
+            "stuck_matches": report.stuck,
             "version": __version__,
             "sandbox": self.sandbox.layer,
             "running": len(self.scheduler.running),
@@ -165,6 +174,17 @@ class Service:
             "toolchains": sorted(toolchains()),
             "executor": self.ctx.executor.describe(),
         }
+
+    async def queue_counts(self) -> tuple[int, int]:
+        """Matches queued and running now (for /metrics; the last known while the database
+        cannot answer)."""
+        try:
+            queued = await self.ctx.storage.count_matches(statuses=("queued",))
+            running = await self.ctx.storage.count_matches(statuses=("running",))
+        except StorageUnavailable:
+            return self._last_counts
+        self._last_counts = (queued, running)
+        return self._last_counts
 
     @staticmethod
     def games() -> list[dict[str, Any]]:

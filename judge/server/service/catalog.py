@@ -78,7 +78,14 @@ class Catalog:
     async def run_builds(self) -> None:
         async with trio.open_nursery() as nursery:
             async for bot_id, number in self._builds:
-                nursery.start_soon(self._build_version, bot_id, number)
+                nursery.start_soon(self._build_guarded, bot_id, number)
+
+    async def _build_guarded(self, bot_id: int, number: int) -> None:
+        try:
+            await self._build_version(bot_id, number)
+        except Exception:  # the database or disk failed around the build: the server goes on
+            # (the version stays checking; its build runs again on the next start)
+            log.exception("build bookkeeping failed", bot_id=bot_id, version=number)
 
     # -- reading -----------------------------------------------------------------
     async def bot_or_404(self, ref: str) -> Bot:
@@ -463,6 +470,7 @@ class Catalog:
                 log.exception("build crashed", bot_id=bot_id, version=number)
                 ok, output = False, f"internal error: {type(exc).__name__}: {exc}"
             output = self.ctx.scrub(output)
+            self.ctx.metrics.build_finished(ok)
             if ok:
                 await self.storage.set_version_state(
                     bot_id, number, "checking", message=version.message, built=True

@@ -22,7 +22,9 @@ from judge.executors import Executor
 from judge.sandbox import Sandbox
 from judge.server.blobs import BlobStore
 from judge.server.config import ServerConfig
+from judge.server.health import Faults
 from judge.server.live import Hub
+from judge.server.metrics import Metrics
 from judge.server.records import Match, User
 from judge.server.storage import Storage
 
@@ -136,6 +138,9 @@ class Context:
     # Where matches run; opened by Service.run (judge.executors).
     executor: Executor
     hub: Hub = field(default_factory=Hub)
+    # Writes the database or the disk refused lately (for /api/health).
+    faults: Faults = field(default_factory=Faults)
+    metrics: Metrics = field(default_factory=Metrics)
     rng: random.Random = field(default_factory=random.Random)
     # Mixed into every match's seed (judge/server/seedkey.py); loaded by Service.open.
     seed_key: bytes = field(default=b"", repr=False)

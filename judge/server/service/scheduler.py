@@ -3,16 +3,22 @@
 The scheduler claims queued matches from storage (so a restart loses nothing), runs at most
 ``concurrency`` at once, commits every result before anyone is told about it, and only then
 releases the live stream's result line. ``_play`` is the one place a match is started.
+
+A result the database or the disk refuses (restarting, full) is kept in memory and written
+again with backoff for up to a lease; the heartbeat renews only the matches this process
+still plays or records, so one it gives up on lapses and is taken back into the queue, by
+this process or another, like the match of a server that died.
 """
 
 from __future__ import annotations
 
+import errno
 import secrets
 import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
@@ -24,6 +30,7 @@ from judge.models import MatchResult, MatchSpec
 from judge.runner import LineSink
 from judge.sandbox import SandboxError
 from judge.server import ladder as rating
+from judge.server.health import disk_full
 from judge.server.live import Line, batches_of, lines_of
 from judge.server.records import Match, MatchKind, MatchStatus, Seat, User
 from judge.server.service.catalog import Catalog
@@ -35,18 +42,32 @@ from judge.server.service.common import (
     Forbidden,
     NotFound,
     QuotaExceeded,
-    Taken,
     game_or_error,
     result_for,
     smoke_opponent,
     validate_options,
 )
+from judge.server.storage import StorageUnavailable
 
 log = logs.get_logger("judge.server")
 DAY = 24 * 3600.0  # the turn budget counts the requests of the last day
 
+T = TypeVar("T")
+
+# Faults of the machine a write may outlast: the database restarting or refusing, a full disk.
+TRANSIENT = (StorageUnavailable, OSError)
+
 # Called after a match's end is committed: (match, status, result, error).
 Finished = Callable[[Match, MatchStatus, "dict[str, Any] | None", str], Awaitable[None]]
+
+
+def machine_fault(exc: BaseException) -> BaseException | None:
+    """The fault of the machine (sandbox, disk, database) ``exc`` is or a group of them
+    wraps, if that is all it holds: worth another attempt, unlike a bug."""
+    if isinstance(exc, BaseExceptionGroup):
+        faults = [machine_fault(inner) for inner in exc.exceptions]
+        return faults[0] if faults and all(f is not None for f in faults) else None
+    return exc if isinstance(exc, (SandboxError, ExecutorError, *TRANSIENT)) else None
 
 
 class Scheduler:
@@ -80,9 +101,9 @@ class Scheduler:
 
     async def _recover(self, *, initial: bool) -> None:
         now = time.time()
-        stale = now - self.config.lease if self.storage.shared else None
-        if stale is None and not initial:
-            return
+        # Alone on its database, a server takes back every running match when it starts;
+        # after that (and always on a shared database), those nobody renewed for a lease.
+        stale = None if initial and not self.storage.shared else now - self.config.lease
         requeued, failed = await self.storage.recover_interrupted(
             self.config.max_attempts, now, stale_before=stale
         )
@@ -91,14 +112,14 @@ class Scheduler:
             self.wake()
 
     async def _heartbeats(self) -> None:
-        """Keep this process's claims alive, act on cancel requests made through other
-        processes, and (on a shared database) take back matches of processes that died."""
+        """Keep the claims of the matches this process plays alive, act on cancel requests
+        made through other processes, and take back matches nobody renews any more (of a
+        process that died, or ones this process could not record)."""
         while True:
             await trio.sleep(self.config.lease / 10)
             try:
-                mine = list(self._cancel_scopes)
                 for match_id, by in await self.storage.heartbeat(
-                    self.ctx.instance, time.time(), mine
+                    self.ctx.instance, time.time(), list(self.running)
                 ):
                     scope = self._cancel_scopes.get(match_id)
                     if scope is not None and not scope.cancel_called:
@@ -107,8 +128,36 @@ class Scheduler:
                         self._cancelled_by[match_id] = by or "a lapsed claim"
                         scope.cancel()
                 await self._recover(initial=False)
-            except Exception:  # storage trouble: try again next beat
+            except Exception as exc:  # storage trouble: try again next beat
+                self.ctx.faults.failed("heartbeat", exc)
                 log.exception("heartbeat failed")
+            else:
+                self.ctx.faults.recovered("heartbeat")
+
+    async def _persist(self, what: str, match_id: str, write: Callable[[], Awaitable[T]]) -> T:
+        """``write()``, tried again with backoff while the database or the disk refuses it,
+        for up to a lease; then the last fault is raised."""
+        deadline = trio.current_time() + max(self.config.lease, 5.0)
+        delay = 0.25
+        while True:
+            try:
+                value = await write()
+            except TRANSIENT as exc:
+                self.ctx.faults.failed(what, exc)
+                if trio.current_time() + delay > deadline:
+                    raise
+                log.warning(
+                    f"{what} failed; retrying",
+                    match_id=match_id,
+                    error_type=type(exc).__name__,
+                    error=str(exc),
+                    retry_in=delay,
+                )
+                await trio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+            else:
+                self.ctx.faults.recovered(what)
+                return value
 
     # -- queueing -----------------------------------------------------------------
     def new_match(
@@ -294,40 +343,52 @@ class Scheduler:
 
     # -- cancelling ---------------------------------------------------------------
     async def cancel(self, user: User, match_id: str) -> Match:
+        """Cancel a match in any state but ended: queued, playing here or elsewhere, or
+        stuck (its result not recorded, its server gone)."""
         match = await self.match_or_404(match_id)
         if match.requested_by != user.id and not user.is_admin:
             raise Forbidden("only whoever requested a match (or the admin) can cancel it")
-        if match.status == "running":
-            scope = self._cancel_scopes.get(match.id)
-            if scope is None:
-                # Running in another server process (or just starting): it sees the request
-                # at its next heartbeat.
-                if not await self.storage.request_cancel(match.id, user.name):
-                    raise Taken(f"match {match.id} is just starting or ending; try again")
-                with trio.move_on_after(max(30.0, self.config.lease)):
-                    while True:  # (another process ends it: no event reaches us)
-                        if (await self.match_or_404(match.id)).status != "running":
-                            break
-                        await trio.sleep(0.2)
-                return await self.match_or_404(match.id)
+        if match.status in FINAL:
+            raise BadRequest(f"match {match.id} is {match.status} already")
+        if match.status == "queued":
+            return await self.end_here(match.id, f"cancelled by {user.name}")
+        scope = self._cancel_scopes.get(match.id)
+        if scope is not None:  # playing here: stop it, its end is recorded as cancelled
             self._cancelled_by[match.id] = user.name
             recorded = self._recorded.setdefault(match.id, trio.Event())
             scope.cancel()
             with trio.move_on_after(30):
                 await recorded.wait()
             return await self.match_or_404(match.id)
-        if match.status != "queued":
-            raise BadRequest(f"match {match.id} is {match.status} already")
-        return await self.end_unstarted(match.id, f"cancelled by {user.name}")
+        stuck = match.id in self.running or match.id in await self.storage.stuck_matches(
+            time.time() - self.config.lease
+        )
+        if not stuck and await self.storage.request_cancel(match.id, user.name):
+            # Playing in another server process: it sees the request at its next heartbeat.
+            with trio.move_on_after(min(30.0, self.config.lease)):
+                while True:  # (another process ends it: no event reaches us)
+                    if (await self.match_or_404(match.id)).status != "running":
+                        break
+                    await trio.sleep(0.2)
+        match = await self.match_or_404(match.id)
+        if match.status in FINAL:
+            return match
+        # Nobody is playing it (its result could not be recorded, its server is gone or
+        # did not answer): ended here. A late result of it is dropped (finish_match's claim).
+        return await self.end_here(match.id, f"cancelled by {user.name} (not playing)")
 
-    async def end_unstarted(self, match_id: str, error: str) -> Match:
-        """A queued match that will not run: cancelled, and its listeners told."""
+    async def end_here(self, match_id: str, error: str) -> Match:
+        """A match that will not run (any more): cancelled, and its listeners told."""
         done = await self.storage.finish_match(match_id, "cancelled", now=time.time(), error=error)
         assert done is not None
         self.hub.finish(match_id)
         for listener in self.listeners:
             await listener(done, "cancelled", None, error)
         return done
+
+    async def end_unstarted(self, match_id: str, error: str) -> Match:
+        """A queued match that will not run: cancelled, and its listeners told."""
+        return await self.end_here(match_id, error)
 
     # -- the dispatcher --------------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -341,31 +402,50 @@ class Scheduler:
             task_status.started()
             while True:
                 await self._slots.acquire()
+                full = disk_full(self.config.data)
+                if full is not None:
+                    # A match started now would fail on its first replay line and spend one
+                    # of its attempts: wait for space instead.
+                    self._slots.release()
+                    waiting = OSError(errno.ENOSPC, "waiting for free space in the data directory")
+                    self.ctx.faults.failed("starting matches", waiting)
+                    await trio.sleep(1)
+                    continue
+                self.ctx.faults.recovered("starting matches")
                 # A fresh event before looking: an enqueue from now on wakes us.
                 self._wake = trio.Event()
                 try:
                     match = await self.storage.claim_next_match(time.time(), self.ctx.instance)
-                except Exception:  # storage trouble (disk full, locked): retry, never die
+                except Exception as exc:  # storage trouble (disk full, locked): retry, never die
                     self._slots.release()
+                    self.ctx.faults.failed("claiming the next match", exc)
                     log.exception("claiming the next match failed; retrying")
                     await trio.sleep(1)
                     continue
                 except BaseException:
                     self._slots.release()
                     raise
+                self.ctx.faults.recovered("claiming the next match")
                 if match is None:
                     self._slots.release()
                     with trio.move_on_after(5):
                         await self._wake.wait()
                     continue
+                # In play from its claim on: the heartbeat renews it.
+                self.running.add(match.id)
                 nursery.start_soon(self._run_slot, match)
 
     async def _run_slot(self, match: Match) -> None:
         try:
             await self._execute(match)
-        except Exception:  # a judge bug in one match must not stop the server
+        except Exception:  # a judge bug in one match, or a fault that outlasted the retries
+            # The row stays running under our claim, which is no longer renewed: it lapses
+            # after a lease and the match goes back to the queue (or ends, after its attempts).
             log.exception("match bookkeeping failed", match_id=match.id)
         finally:
+            self.running.discard(match.id)
+            self._cancel_scopes.pop(match.id, None)
+            self._recorded.pop(match.id, trio.Event()).set()
             self._slots.release()
 
     async def _play(
@@ -424,15 +504,22 @@ class Scheduler:
         except BotError as exc:  # the bot's own description cannot be run: not retried
             status, error = "error", f"the bot cannot be run: {exc}"
             log.warning("match refused", match_id=match.id, error=str(exc))
-        except (SandboxError, OSError) as exc:
+        except (SandboxError, OSError, StorageUnavailable) as exc:
             status, error, retry = "error", f"the judge could not run this match: {exc}", True
-            log.error("match failed", match_id=match.id, error=str(exc))
+            log.error(
+                "match failed", match_id=match.id, error_type=type(exc).__name__, error=str(exc)
+            )
         except ExecutorError as exc:  # the cluster, not the match: run it again later
             status, error, retry = "error", f"the executor could not run this match: {exc}", True
             log.error("executor failed", match_id=match.id, error=str(exc))
-        except Exception as exc:  # a judge bug must not take the server down
-            status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
-            log.exception("match crashed", match_id=match.id)
+        except Exception as exc:
+            fault = machine_fault(exc)
+            if fault is not None:  # a disk or database fault, met inside a nursery
+                status, error, retry = "error", f"the judge could not run this match: {fault}", True
+                log.error("match failed", match_id=match.id, error=str(fault))
+            else:  # a judge bug must not take the server down
+                status, error = "error", f"internal error: {type(exc).__name__}: {exc}"
+                log.exception("match crashed", match_id=match.id)
         finally:
             self._cancel_scopes.pop(match.id, None)
             with trio.CancelScope(shield=True):
@@ -442,11 +529,15 @@ class Scheduler:
         with trio.CancelScope(shield=True):
             if retry and match.attempts < self.config.max_attempts:
                 delay = self.config.retry_backoff * 2 ** (match.attempts - 1)
-                await self.storage.requeue_match(
+                await self._persist(
+                    "requeueing a match",
                     match.id,
-                    not_before=time.time() + delay,
-                    error=f"attempt {match.attempts} failed, retrying in {delay:g} s: {error}",
-                    owner=self.ctx.instance,
+                    lambda: self.storage.requeue_match(
+                        match.id,
+                        not_before=time.time() + delay,
+                        error=f"attempt {match.attempts} failed, retrying in {delay:g} s: {error}",
+                        owner=self.ctx.instance,
+                    ),
                 )
                 self.running.discard(match.id)
                 if self._nursery is not None:
@@ -473,14 +564,18 @@ class Scheduler:
         ):
             final = result
             rating_update = lambda ratings: rating.rate(ratings, final)  # noqa: E731
-        done = await self.storage.finish_match(
+        done = await self._persist(
+            "recording a match",
             match.id,
-            status,
-            now=time.time(),
-            result=result,
-            error=error,
-            rating_update=rating_update,
-            owner=self.ctx.instance,
+            lambda: self.storage.finish_match(
+                match.id,
+                status,
+                now=time.time(),
+                result=result,
+                error=error,
+                rating_update=rating_update,
+                owner=self.ctx.instance,
+            ),
         )
         if done is None:
             # This server stalled past its lease and another one took the match: that one
@@ -490,7 +585,9 @@ class Scheduler:
             self.hub.finish(match.id)
             self._recorded.pop(match.id, trio.Event()).set()
             return
-        await self.blobs.commit_replay(match.id)
+        await self._persist(
+            "committing a replay", match.id, lambda: self.blobs.commit_replay(match.id)
+        )
         self.running.discard(match.id)
         final_line = await self.blobs.last_replay_line(match.id)
         sealed = final_line if final_line and final_line.startswith("#result ") else None

@@ -23,6 +23,7 @@ from judge.server.service.common import (
     validate_options,
 )
 from judge.server.service.scheduler import Scheduler
+from judge.server.storage import StorageUnavailable
 
 log = logs.get_logger("judge.server")
 
@@ -120,20 +121,25 @@ class Tournaments:
         try:
             while True:
                 event = self._events[tournament_id] = trio.Event()
-                matches = await self.storage.list_matches(
-                    tournament_id=tournament_id, limit=1_000_000
-                )
-                tournament = await self.storage.get_tournament(tournament_id)
-                if tournament is None or tournament.status != "running":
-                    return
-                table = planning.standings(tournament, matches)
-                done = all(m.status in FINAL for m in matches)
-                await self.storage.update_tournament(
-                    tournament_id,
-                    standings=table,
-                    status="finished" if done else None,
-                    finished=time.time() if done else None,
-                )
+                try:
+                    matches = await self.storage.list_matches(
+                        tournament_id=tournament_id, limit=1_000_000
+                    )
+                    tournament = await self.storage.get_tournament(tournament_id)
+                    if tournament is None or tournament.status != "running":
+                        return
+                    table = planning.standings(tournament, matches)
+                    done = all(m.status in FINAL for m in matches)
+                    await self.storage.update_tournament(
+                        tournament_id,
+                        standings=table,
+                        status="finished" if done else None,
+                        finished=time.time() if done else None,
+                    )
+                except StorageUnavailable as exc:  # the database is away: the same, later
+                    log.warning("tournament standings not updated", error=str(exc))
+                    await trio.sleep(2)
+                    continue
                 if done:
                     return
                 with trio.move_on_after(10):
