@@ -36,6 +36,7 @@ import trio
 import zstandard
 
 from judge import logs
+from judge.cpus import allowed_cpus
 from judge.executors import artifacts
 from judge.executors.base import Executor, ExecutorError, LineRelay, MatchJob
 from judge.models import MatchResult
@@ -200,7 +201,7 @@ class DaskExecutor(Executor):
         from distributed import Client, LocalCluster
 
         if self.address is None:
-            workers = self.local_workers or len(os.sched_getaffinity(0))
+            workers = self.local_workers or len(allowed_cpus())
             env = {"BOTJUDGE_SANDBOX": self.sandbox_layer} if self.sandbox_layer else {}
             # Tasks go to the workers at once (no scheduler-side queue): a worker starts its
             # next match the moment one ends, without a round trip to the scheduler.
