@@ -739,4 +739,6 @@ def test_a_rehearsal_that_never_ends_costs_its_budget_and_leaves_stdin_clean(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["kept"] and report["stdin"] == "the judge's\n"
-    assert 0.3 <= report["cpu"] < 5
+    # (ITIMER_VIRTUAL counts user time by the kernel's sampling: seen firing at 0.26 s of
+    # measured CPU on a busy machine; the bound says the spin ran into its budget)
+    assert 0.15 <= report["cpu"] < 5
