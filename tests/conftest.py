@@ -78,6 +78,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_fresh_machine": ("slow",),
     "test_hostile": ("slow",),
     "test_kits_compiled": ("slow",),
+    "test_not_linux": ("slow",),
     "test_launcher_arm64": ("slow",),
     "test_parallel": ("slow",),
     "test_play": ("slow",),
