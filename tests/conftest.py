@@ -100,6 +100,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_timing": ("slow",),
     "test_tournament": ("slow",),
     "test_viewer_games": ("slow", "browser"),
+    "test_wheel": ("slow",),
 }
 
 
