@@ -61,3 +61,37 @@ def test_translation_keeps_every_line_where_it_was(tmp_path: Path) -> None:
     assert "cmp_to_key" not in text
     assert text.splitlines()[1:3] == source.splitlines()[1:3]
     assert len(text.splitlines()) == len(source.splitlines())
+
+
+RUN_PYTHON2 = """
+import json, sys
+sys.path[:0] = [sys.argv[1] + "/bots/adapters", sys.argv[1]]
+import py2compat
+names = {"__builtins__": py2compat.install(), "__name__": "bot"}
+source = sys.argv[2]
+exec(py2compat.compile_translated(py2compat.translate(source), "bot.py"), names)
+print(json.dumps(names["result"]))
+"""
+
+
+def run_python2(source: str) -> object:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_PYTHON2, str(ROOT), source],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_sum_adds_floats_as_python2_did_on_every_version() -> None:
+    """Python 3.12's sum compensates floats' rounding (python2.7 gives 0.9999999999999999
+    here, 3.12 1.0): two rpscontest entries comparing such sums moved otherwise."""
+    result = run_python2(
+        "tenths = [0.1] * 10\n"
+        "result = [repr(sum(tenths)), sum(tenths, 0.5) == 1.5]\n"
+        "result += [sum([1, 2, 3]), sum([[1], [2]], [])]\n"
+    )
+    assert result == ["0.9999999999999999", False, 6, [1, 2]]

@@ -946,6 +946,15 @@ PY2_RANDOM = {
 }
 
 
+def py2_sum(iterable: Iterable[Any], start: Any = 0) -> Any:
+    """``sum`` as Python 2 (and 3.11) adds: left to right, floats rounded at every step.
+    Python 3.12's compensates floats' rounding, which changes the last bits of a sum and so
+    a bot's comparisons of them (two rpscontest entries moved otherwise)."""
+    if isinstance(start, str | bytes | bytearray):
+        return builtins.sum(iterable, start)  # (the TypeError both Pythons raise)
+    return functools.reduce(operator.add, iterable, start)
+
+
 # -- install ----------------------------------------------------------------------------------
 
 PY2_BUILTINS: dict[str, Any] = {
@@ -967,6 +976,7 @@ PY2_BUILTINS: dict[str, Any] = {
     "file": open,
     "intern": sys.intern,
     "round": py2_round,
+    **({"sum": py2_sum} if sys.version_info >= (3, 12) else {}),
     "apply": lambda function, args=(), kwargs=None: function(*args, **(kwargs or {})),
 }
 
