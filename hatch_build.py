@@ -1,7 +1,9 @@
 """Builds the sandbox launcher (judge/sandbox/launcher.c) when the package is built or
 installed, editable (`uv sync`) or as a wheel, so that bots are isolated without a C
 compiler at run time. Without a compiler the install still succeeds: the judge then
-tries to compile on first use, and says so if it cannot (see docs/security.md).
+tries to compile on first use, and says so if it cannot (see docs/security.md). Where it
+cannot build (no compiler, not Linux) the wheel is pure Python, for layer `none`
+(docs/portability.md).
 
 An editable install also writes the bytecode of the judge's own modules (a wheel's is the
 installer's job), for interpreters that do not write it themselves (PYTHONDONTWRITEBYTECODE,
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,10 @@ def _by_path(name: str, *parts: str) -> Any:
 
 def _launcher_build() -> Any:
     return _by_path("_botjudge_launcher_build", "judge", "sandbox", "launcher_build.py")
+
+
+def _platform_tag() -> str:
+    return sysconfig.get_platform().replace("-", "_").replace(".", "_")
 
 
 class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
@@ -56,5 +63,7 @@ class LauncherBuildHook(BuildHookInterface):  # type: ignore[type-arg]
             build_data["force_include"][str(target)] = f"judge/sandbox/bin/{target.name}"
             if library.is_file():
                 build_data["force_include"][str(library)] = f"judge/sandbox/bin/{library.name}"
+            # The launcher is a program, not an extension: one wheel serves every Python 3
+            # of this system and machine (py3-none-linux_x86_64, ...-linux_aarch64).
             build_data["pure_python"] = False
-            build_data["infer_tag"] = True
+            build_data["tag"] = f"py3-none-{_platform_tag()}"

@@ -35,7 +35,9 @@ PR_SET_PDEATHSIG = 1
 GO_MAX = 65536  # launcher.c's: the most a start's words take
 BIND_NOW = "LD_BIND_NOW"  # set by the judge for this interpreter only (see serve)
 _kept: list[object] = []  # what a bot must not free (see _bot)
-REHEARSALS = 10  # plays of each built-in ahead (3.11 quickens a function on its 8th call)
+# Plays of each built-in ahead: 3.11 quickens a function on its 8th call, 3.12 and 3.13
+# specialize an instruction on its 2nd run (on any other, rehearsals only cost their time).
+REHEARSALS = 10
 REHEARSAL_MAX = 4096  # written to a pipe whole before it is read (a pipe holds a page)
 REHEARSAL_CPU = 2.0  # seconds of CPU all rehearsals may take (they take ~0.06 here)
 
@@ -230,8 +232,10 @@ def _finish(code: int) -> None:
     and stderr are flushed; objects still alive are not finalized (their buffered files,
     other than stdout and stderr, are not flushed: the sandbox's /tmp ends with it anyway)."""
     threading = sys.modules.get("threading")
-    if threading is not None:
-        threading._shutdown()  # type: ignore[attr-defined]
+    # (the interpreter's own exit step, private: where it is missing, threads are not waited)
+    shutdown = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -197,7 +197,9 @@ def _py2compat() -> ModuleType:
 
 def translation_format() -> str:
     """Changes whenever translations made before would differ (part of the cache key)."""
-    return f"1 {sys.version_info[:3]} {sorted(_py2compat().SKIPPED_FIXERS)}"
+    py2compat = _py2compat()
+    fixers = sorted(py2compat.SKIPPED_FIXERS)
+    return f"1 {sys.version_info[:3]} {py2compat.translator_version()} {fixers}"
 
 
 _translated: dict[str, Path | str] = {}  # content digest -> translation, or why there is none
@@ -231,7 +233,7 @@ def python2_translation(stem: str, data: bytes, root: Path | None = None) -> Pat
 
 
 def _cache_root() -> Path:
-    from judge.sandbox.launcher import cache_dir
+    from judge.sandbox.base import cache_dir
 
     return cache_dir() / "python2"
 

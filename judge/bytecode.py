@@ -45,7 +45,7 @@ def has_current_bytecode(source: Path) -> bool:
         data = (Path(importlib.util.cache_from_source(str(source)))).read_bytes()[:16]
         text = source.read_bytes()
         stat = source.stat()
-    except OSError:
+    except (OSError, NotImplementedError):  # (NotImplementedError: an interpreter without .pyc)
         return False
     if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER:
         return False

@@ -10,12 +10,19 @@ onto the same core while another stays idle.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import tempfile
 from dataclasses import dataclass
 
 from judge.sandbox.procs import descendants
+
+
+def allowed_cpus() -> set[int]:
+    """The CPUs this process may run on (every CPU where there is no affinity: not Linux)."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except AttributeError:
+        return set(range(os.cpu_count() or 1))
 
 
 def lock_path(cpu: int) -> str:
@@ -36,7 +43,12 @@ class CpuClaim:
 
 
 def claim_cpu(candidates: list[int]) -> CpuClaim | None:
-    """The first of ``candidates`` no other judge holds, claimed; None if all are held."""
+    """The first of ``candidates`` no other judge holds, claimed; None if all are held (or
+    there are no file locks: Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
     for cpu in candidates:
         try:  # (not through a symlink someone else put in the shared temporary directory)
             fd = os.open(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from judge.cpus import claim_cpu
+from judge.cpus import allowed_cpus, claim_cpu
 from judge.models import MatchResult, MatchSpec
 from judge.sandbox.procs import raise_fd_limit
 
@@ -46,10 +45,7 @@ class ParallelStats:
 
 def default_workers() -> int:
     """One judge process per core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return max(1, len(allowed_cpus()))
 
 
 class _CpuClaim:
@@ -77,6 +73,8 @@ def pin_to_free_cpu() -> int | None:
     both sides' CPU time, so one judge per core with its own bots on that core halves the
     CPU a turn costs. None if every CPU is taken (then it stays unpinned).
     """
+    if not hasattr(os, "sched_setaffinity"):  # (not Linux: no pinning)
+        return None
     if _CpuClaim.cpu is not None:
         set_affinity({_CpuClaim.cpu})
         return _CpuClaim.cpu
@@ -106,6 +104,8 @@ def batch_scheduling(enabled: bool) -> bool:
     for the running task to yield or its slice to end instead of preempting it. Only for a
     judge pinned with its bots to a core of its own, where they run on that yield.
     """
+    if not hasattr(os, "SCHED_BATCH"):  # (Linux's)
+        return False
     policy = os.SCHED_BATCH if enabled else os.SCHED_OTHER
     try:
         os.sched_setscheduler(0, policy, os.sched_param(0))
@@ -120,7 +120,7 @@ def batch_scheduled() -> Iterator[bool]:
     ``batch_scheduling``); the previous policy comes back after. Yields whether it took."""
     try:
         previous = os.sched_getscheduler(0)
-    except OSError:
+    except (OSError, AttributeError):  # (AttributeError: not Linux)
         yield False
         return
     took = batch_scheduling(True)
@@ -140,12 +140,14 @@ def _sandbox_for(layer: str | None) -> Sandbox:
     of its own): its fork servers, started once, then serve every batch after."""
     sandbox = _sandboxes.get(layer)
     if sandbox is None:
-        from judge.sandbox.isolated import IsolatedSandbox
         from judge.sandbox.select import default_sandbox
 
         sandbox = _sandboxes[layer] = default_sandbox(layer)
-        if isinstance(sandbox, IsolatedSandbox):
-            sandbox.keep_fork_servers()
+        if sandbox.layer != "none":  # (the launcher's layers, Linux's: not imported elsewhere)
+            from judge.sandbox.isolated import IsolatedSandbox
+
+            if isinstance(sandbox, IsolatedSandbox):
+                sandbox.keep_fork_servers()
     return sandbox
 
 
@@ -241,11 +243,15 @@ def run_batch(
     )
     judge_cpu = time.process_time() - began
     bots_cpu = _children_cpu() - children
-    cpus = tuple(sorted(os.sched_getaffinity(0)))
+    cpus = tuple(sorted(allowed_cpus()))
     return [r.model_dump_json() for r in results], judge_cpu, bots_cpu, os.getpid(), cpus
 
 
 def _children_cpu() -> float:
+    try:
+        import resource
+    except ImportError:  # (Windows)
+        return 0.0
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 

@@ -807,7 +807,7 @@ class Match:
         self.colocate_after = -1
         try:
             everywhere = os.sched_getaffinity(0)
-        except OSError:
+        except (OSError, AttributeError):  # (AttributeError: no affinity outside Linux)
             return
         if len(everywhere) < 2:
             return
@@ -1048,7 +1048,7 @@ async def _wait_exit(proc: BotProcess) -> None:
         return
     try:
         pidfd = os.pidfd_open(proc.pid)  # readable once the process has exited
-    except OSError:
+    except (OSError, AttributeError):  # (AttributeError: not Linux)
         pidfd = None
     if pidfd is not None:
         try:

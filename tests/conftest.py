@@ -86,6 +86,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_hostile": ("slow",),
     "test_kaggle_oracle": ("slow",),
     "test_kits_compiled": ("slow",),
+    "test_not_linux": ("slow",),
     "test_launcher_arm64": ("slow",),
     "test_new_user_cli": ("slow",),
     "test_new_user_pages": ("slow", "browser"),
@@ -112,6 +113,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_timing": ("slow",),
     "test_tournament": ("slow",),
     "test_viewer_games": ("slow", "browser"),
+    "test_wheel": ("slow",),
 }
 
 

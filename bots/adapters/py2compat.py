@@ -7,7 +7,8 @@ Three parts, used on both sides:
   when it uses names, methods or idioms that exist in Python 2 alone (``xrange``,
   ``d.has_key``, ``d.iteritems``, ``d.keys().sort()``, ``sort(cmp=...)``, ...). A first-line
   comment ``# python2`` or ``# python3`` (or a ``#!...python2`` line) decides it outright.
-- ``translate(source)`` (the judge, cached by content): lib2to3's fixers, text to text, so
+- ``translate(source)`` (the judge, cached by content): lib2to3's fixers (from fissix, its
+  maintained fork), text to text, so
   line numbers stay the original's.
 - ``compile_translated`` and ``install`` (the bot's process): what lib2to3 leaves out, done on
   the syntax tree and at run time: ``/`` and ``/=`` floor between integers (unless the file
@@ -36,7 +37,6 @@ import string
 import sys
 import threading
 import tokenize
-import warnings
 from collections.abc import Callable, Iterable
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal
 from types import CodeType, ModuleType
@@ -398,11 +398,15 @@ def python2_reason(source: str, tree: ast.AST | None = None) -> str:
     return f"uses Python 2 only {evidence}" if evidence else ""
 
 
-# -- translation (lib2to3) -------------------------------------------------------------------
+# -- translation (fissix, lib2to3's maintained fork: lib2to3 left the standard library in 3.13)
 
 # fix_future would drop "from __future__ import division", which decides what / means;
-# fix_import turns sibling imports into relative ones, which a top-level module cannot use.
-SKIPPED_FIXERS = frozenset({"lib2to3.fixes.fix_future", "lib2to3.fixes.fix_import"})
+# fix_import turns sibling imports into relative ones, which a top-level module cannot use;
+# fix_sorted (fissix's, not lib2to3's) adds an import line, moving every line after it, and
+# rewrites what py2_sort already runs with Python 2's meaning.
+SKIPPED_FIXERS = frozenset(
+    {"fissix.fixes.fix_future", "fissix.fixes.fix_import", "fissix.fixes.fix_sorted"}
+)
 _tools: dict[bool, Any] = {}
 _tools_lock = threading.Lock()
 
@@ -411,18 +415,42 @@ class TranslationError(Exception):
     """A file that neither compiles under Python 3 nor parses as Python 2."""
 
 
+def translator_version() -> str:
+    """The parser library and its version (translations made by another may differ)."""
+    from importlib.metadata import version
+
+    return f"fissix {version('fissix')}"
+
+
+def _fissix_refactor() -> ModuleType:
+    """fissix's refactor module, its grammar tables built in memory (~30 ms, once a process).
+
+    fissix would keep them as pickles in the user's cache directory: files a bot's process
+    could not write, or could plant for another process to unpickle.
+    """
+    from fissix.pgen2 import driver, pgen
+
+    cached_loader = driver.load_grammar
+    driver.load_grammar = lambda grammar_file, *args, **kwargs: pgen.generate_grammar(grammar_file)
+    try:
+        from fissix import refactor
+    finally:
+        driver.load_grammar = cached_loader
+    return refactor
+
+
 def _refactoring_tool(print_function: bool) -> Any:
     with _tools_lock:
         tool = _tools.get(print_function)
         if tool is None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                from lib2to3.refactor import RefactoringTool, get_fixers_from_package
+            refactor = _fissix_refactor()
             fixers = [
-                f for f in get_fixers_from_package("lib2to3.fixes") if f not in SKIPPED_FIXERS
+                f
+                for f in refactor.get_fixers_from_package("fissix.fixes")
+                if f not in SKIPPED_FIXERS
             ]
             options = {"print_function": print_function}
-            tool = _tools[print_function] = RefactoringTool(fixers, options)
+            tool = _tools[print_function] = refactor.RefactoringTool(fixers, options)
         return tool
 
 
@@ -453,7 +481,7 @@ def _translate(text: str, name: str) -> str:
     try:
         with _tools_lock:  # a RefactoringTool keeps per-file state
             result = str(tool.refactor_string(text, name))
-    except Exception as exc:  # lib2to3's ParseError, TokenError, IndentationError...
+    except Exception as exc:  # fissix's ParseError, TokenError, IndentationError...
         raise TranslationError(f"not valid Python 2 either: {_describe(exc)}") from None
     try:
         compile_translated(result, name)
@@ -922,6 +950,15 @@ PY2_RANDOM = {
 }
 
 
+def py2_sum(iterable: Iterable[Any], start: Any = 0) -> Any:
+    """``sum`` as Python 2 (and 3.11) adds: left to right, floats rounded at every step.
+    Python 3.12's compensates floats' rounding, which changes the last bits of a sum and so
+    a bot's comparisons of them (two rpscontest entries moved otherwise)."""
+    if isinstance(start, str | bytes | bytearray):
+        return builtins.sum(iterable, start)  # (the TypeError both Pythons raise)
+    return functools.reduce(operator.add, iterable, start)
+
+
 # -- install ----------------------------------------------------------------------------------
 
 PY2_BUILTINS: dict[str, Any] = {
@@ -943,6 +980,7 @@ PY2_BUILTINS: dict[str, Any] = {
     "file": open,
     "intern": sys.intern,
     "round": py2_round,
+    **({"sum": py2_sum} if sys.version_info >= (3, 12) else {}),
     "apply": lambda function, args=(), kwargs=None: function(*args, **(kwargs or {})),
 }
 

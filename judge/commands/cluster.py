@@ -146,7 +146,9 @@ def worker_command(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="SCHEDULER") from None
     _check_sandbox(layer)
-    workers = nworkers or len(os.sched_getaffinity(0))
+    from judge.cpus import allowed_cpus
+
+    workers = nworkers or len(allowed_cpus())
     settings = dict(WORKER_SETTINGS)
     if layer is not None:
         settings["BOTJUDGE_SANDBOX"] = layer

@@ -38,6 +38,7 @@ import trio
 import zstandard
 
 from judge import logs
+from judge.cpus import allowed_cpus
 from judge.executors import artifacts
 from judge.executors.base import Executor, ExecutorError, LineRelay, MatchJob
 from judge.models import MatchResult
@@ -212,7 +213,7 @@ class DaskExecutor(Executor):
             # A CA and certificates made for this cluster alone, in memory: its scheduler and
             # workers let in no one else (whoever reaches them could run code as our user).
             self.security = Security.temporary()  # type: ignore[no-untyped-call]
-            workers = self.local_workers or len(os.sched_getaffinity(0))
+            workers = self.local_workers or len(allowed_cpus())
             env = {"BOTJUDGE_SANDBOX": self.sandbox_layer} if self.sandbox_layer else {}
             # Tasks go to the workers at once (no scheduler-side queue): a worker starts its
             # next match the moment one ends, without a round trip to the scheduler.

@@ -67,6 +67,15 @@ class SandboxLimits:
     address_space_mb: int = 4096
 
 
+def cache_dir() -> Path:
+    """Where the judge keeps what it makes once (launcher builds, Python 2 translations)."""
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "botjudge"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # (no geteuid: Windows)
+        return Path("/var/cache/botjudge")
+    return Path.home() / ".cache" / "botjudge"
+
+
 class SandboxError(Exception):
     """The sandbox could not start a bot, or cannot provide a required layer."""
 
@@ -86,7 +95,10 @@ def minimal_env(bot: BotSpec, *, seed: int, home: Path | None) -> dict[str, str]
 
 
 def exit_status(pid: int) -> int | None:
-    """Exit status of an unreaped child without reaping it (negative: killed by that signal)."""
+    """Exit status of an unreaped child without reaping it (negative: killed by that signal);
+    None where there is no waitid (macOS before Python 3.13: the Popen's poll tells)."""
+    if not hasattr(os, "waitid"):
+        return None
     try:
         info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:

@@ -7,7 +7,7 @@ import os
 import threading
 from pathlib import Path
 
-from judge.sandbox.base import SandboxError
+from judge.sandbox.base import SandboxError, cache_dir
 from judge.sandbox.launcher_build import (
     BUILDS,
     NOLIBC,
@@ -24,14 +24,6 @@ __all__ = ["BUILDS", "NOLIBC", "SOURCE", "cache_dir", "launcher_binary", "launch
 _build_lock = threading.Lock()
 _built: Path | None = None
 _library: tuple[Path | None, str] | None = None
-
-
-def cache_dir() -> Path:
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "botjudge"
-    if os.geteuid() == 0:
-        return Path("/var/cache/botjudge")
-    return Path.home() / ".cache" / "botjudge"
 
 
 def launcher_binary() -> Path:

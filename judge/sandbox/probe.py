@@ -1,19 +1,24 @@
-"""Finds out, once per process, which isolation layers work on this machine and why not."""
+"""Finds out, once per process, which isolation layers work on this machine and why not.
+
+Every layer above `none` is Linux's (namespaces, seccomp, Landlock, cgroups, the launcher):
+elsewhere the probe tries none of them and imports none of their modules."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from judge.sandbox import cgroups as cg
 from judge.sandbox import container
 from judge.sandbox.base import LAYERS, SandboxError
-from judge.sandbox.isolated import IsolatedSandbox
-from judge.sandbox.launcher import launcher_binary
+
+if TYPE_CHECKING:
+    from judge.sandbox import cgroups as cg
 
 PROBE_TIMEOUT = 10.0
 
@@ -45,6 +50,8 @@ def _run(argv: list[str]) -> tuple[bool, str]:
 
 def _probe_namespaces(launcher: Path) -> tuple[bool, str]:
     """Starts a shell the way a bot starts: its own namespaces and file system, the uid."""
+    from judge.sandbox.isolated import IsolatedSandbox
+
     sandbox = IsolatedSandbox("namespaces")
     with tempfile.TemporaryDirectory(prefix="botjudge-probe-") as box:
         os.chmod(box, 0o755)
@@ -100,6 +107,8 @@ def _probe_clone_into(launcher: Path, v2: Path) -> bool:
     process's own cgroup differ in how often cgroup.kill was used on them, which
     happens when the judge itself runs in a cgroup that was once killed.
     """
+    from judge.sandbox import cgroups as cg
+
     test = v2 / f"{cg.PREFIX}{os.getpid()}-probe-clone"
     try:
         test.mkdir()
@@ -120,6 +129,15 @@ def probe(refresh: bool = False) -> ProbeReport:
     report = ProbeReport()
     report.available["none"] = True
     report.reasons["none"] = "always available"
+    if sys.platform != "linux":
+        for layer in LAYERS[1:]:
+            report.available[layer] = False
+            report.reasons[layer] = f"needs Linux (this is {sys.platform}; docs/portability.md)"
+        _report = report
+        return report
+    from judge.sandbox import cgroups as cg
+    from judge.sandbox.launcher import launcher_binary
+
     try:
         launcher = launcher_binary()
     except SandboxError as exc:

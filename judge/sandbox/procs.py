@@ -15,9 +15,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import resource
 import select
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -43,7 +43,11 @@ LEFTOVER_PATIENCE = 2.0
 def raise_fd_limit() -> int:
     """Raise the soft RLIMIT_NOFILE to the hard limit: the judge holds ~9 descriptors per
     running bot (its three pipes, its cgroup set's files kept open). Bots get their own
-    limit from the sandbox."""
+    limit from the sandbox. Where there are no rlimits (Windows): 0."""
+    try:
+        import resource
+    except ImportError:
+        return 0
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -51,9 +55,10 @@ def raise_fd_limit() -> int:
 
 
 def become_subreaper() -> bool:
-    """Make orphaned descendants come back to this process instead of init."""
+    """Make orphaned descendants come back to this process instead of init (Linux only:
+    elsewhere a bot's orphans are left to init, as only the `none` layer runs there)."""
     global _subreaper
-    if not _subreaper:
+    if not _subreaper and sys.platform == "linux":
         libc = ctypes.CDLL(None, use_errno=True)
         _subreaper = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     return _subreaper
@@ -105,9 +110,9 @@ async def spawn(
     when the bot closes them. ``extra_fds`` are passed on at their numbers as well.
     """
     become_subreaper()
-    stdin_r, stdin_w = os.pipe2(os.O_CLOEXEC)
-    stdout_r, stdout_w = os.pipe2(os.O_CLOEXEC)
-    stderr_r, stderr_w = os.pipe2(os.O_CLOEXEC)
+    stdin_r, stdin_w = _pipe()
+    stdout_r, stdout_w = _pipe()
+    stderr_r, stderr_w = _pipe()
     if pipes_aside:
         argv = [
             arg.replace(STDIN_FD, str(stdin_r)).replace(STDOUT_FD, str(stdout_w)) for arg in argv
@@ -130,6 +135,12 @@ async def spawn(
     streams = (trio.lowlevel.FdStream(fd) for fd in (stdin_w, stdout_r, stderr_r))
     # trio has no public constructor for a Process around a Popen made elsewhere.
     return trio.Process._create(popen, *streams)
+
+
+def _pipe() -> tuple[int, int]:
+    if hasattr(os, "pipe2"):
+        return os.pipe2(os.O_CLOEXEC)
+    return os.pipe()  # (not inherited either, PEP 446; two more system calls: macOS)
 
 
 def register_spawned_locked(pid: int) -> None:

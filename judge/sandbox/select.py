@@ -39,12 +39,13 @@ def weakness(layer: str, *, why_not_stronger: bool = False) -> str | None:
 
 def sandbox_for(layer: str, limits: SandboxLimits | None = None) -> Sandbox:
     """The sandbox of exactly this layer; SandboxError (with the probe's reason) if unavailable."""
-    from judge.sandbox.isolated import IsolatedSandbox
     from judge.sandbox.probe import probe
 
     layer_rank(layer)
     if layer == "none":
         return PlainSandbox()
+    from judge.sandbox.isolated import IsolatedSandbox
+
     report = probe()
     if not report.available.get(layer):
         raise SandboxError(

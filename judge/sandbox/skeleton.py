@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from judge.sandbox.launcher import cache_dir
+from judge.sandbox.base import cache_dir
 
 # The /etc entries a bot sees, where the host has them.
 ETC_ENTRIES = ("ld.so.cache", "alternatives", "localtime", "nsswitch.conf", "passwd", "group")
