@@ -369,7 +369,12 @@ def replay_again(
 
     archived = work / f"{match.id}.replay"
     archived.write_bytes(members[f"replays/{match.id}.replay"])
-    header = next(r for r in ReplayReader(archived) if isinstance(r, Header)).header
+    records = list(ReplayReader(archived))
+    header = next(r for r in records if isinstance(r, Header)).header
+    # A version 2 replay reveals its seed and secret in its result, once the match is over.
+    ended = next((r.result for r in records if isinstance(r, Result)), None)
+    if header.seed is None and ended is None:
+        return "the replay has no result, so neither its seed nor its secret"
     bots = []
     for seat, entry_name in enumerate(match.seats):
         # A copy per seat: whatever a bot writes stays out of the others' files.
@@ -379,7 +384,8 @@ def replay_again(
     spec = MatchSpec(
         game=game,
         bots=bots,
-        seed=header.seed,
+        seed=header.seed if header.seed is not None else ended.seed if ended else 0,
+        secret=ended.secret if ended is not None else None,
         options=header.options,
         turn_deadline=5.0,
         match_id=match.id,
