@@ -69,15 +69,19 @@ class TourneySpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _format_settings_at_top_level(cls, data: Any) -> Any:
-        """Specs written before ``settings`` (stored tournaments, old API requests) name the
-        format's settings at the top level: those move into ``settings``; a setting the
-        format does not take is ignored there, as it always was."""
+        """Specs written before ``settings`` (stored tournaments, old API requests, contest
+        definitions) name the format's settings at the top level: those move into
+        ``settings``; another format's setting is checked by that format (within its
+        bounds), then ignored, as it always was."""
         if not isinstance(data, dict) or not isinstance(data.get("game"), str):
             return data
         try:
             fields = get_plugin(data["game"]).format.Settings.model_fields
         except LookupError:
             return data
+        unknown = set(data) - set(cls.model_fields) - set(fields)
+        if unknown:
+            check_other_formats_settings({name: data[name] for name in unknown})
         moved = {name: data[name] for name in fields if name in data}
         if not moved or not isinstance(data.get("settings") or {}, dict):
             return data
@@ -99,6 +103,19 @@ class TourneySpec(BaseModel):
             )
             raise ValueError(problems) from None
         return self
+
+
+def check_other_formats_settings(given: dict[str, Any]) -> None:
+    """ValueError for a value that a format taking a setting of its name would refuse."""
+    from games import all_plugins
+
+    for plugin in all_plugins().values():
+        form = plugin.format.Settings
+        for name in given.keys() & form.model_fields.keys():
+            try:
+                form.model_validate({name: given[name]})
+            except ValidationError as exc:
+                raise ValueError(f"{name}: {exc.errors()[0]['msg']}") from None
 
 
 class TourneyResult(BaseModel):
