@@ -152,7 +152,7 @@ class GameCommand(click.Command):
             if game is None or exc.option_name not in other_flags(self.format_settings):
                 raise
             where = f"a {game} tourney" if exc.option_name in setting_names() else game
-            raise click.UsageError(f"{exc.option_name} does not apply to {where}") from None
+            raise click.UsageError(f"{exc.option_name} does not apply to {where}", ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         given = {k: v for k, v in ctx.params.items() if k.startswith((OPTION_FLAG, SETTING_FLAG))}
