@@ -138,10 +138,13 @@ class GameCommand(click.Command):
     format_settings = False
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        from games import all_plugins, get_plugin
+        from games import UnknownGame, all_plugins, get_plugin
 
         game = game_in(args)
-        plugins = {game: get_plugin(game)} if game else all_plugins()
+        try:
+            plugins = {game: get_plugin(game)} if game else all_plugins()
+        except UnknownGame:  # a folder named unlike its game: the command names it unknown
+            game, plugins = None, all_plugins()
         own = [p for p in self.params if not (p.name or "").startswith((OPTION_FLAG, SETTING_FLAG))]
         at = next(i for i, p in enumerate(own) if p.name == "extra")
         settings = setting_flags(plugins) if self.format_settings else []
