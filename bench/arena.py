@@ -46,7 +46,7 @@ def counting_tourney(rounds: int, runs: int, count: int = 20, concurrency: int =
         game="counting",
         bots=bots,
         options={"rounds": rounds},
-        runs=runs,
+        settings={"runs": runs},
         seed=0,
         concurrency=concurrency,
     )

@@ -93,6 +93,9 @@ class GameOptions(BaseModel):
     # Options the command line (only) takes as a file's path: the CLI reads the file and
     # passes its text as the option named here, e.g. Tron's {"map_file": "grid"}.
     file_options: ClassVar[Mapping[str, str]] = {}
+    # Options worth a flag of their own in the commands that run matches (``--race-to`` for
+    # ``race_to``); every option is also ``-o KEY=VALUE``.
+    flags: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def from_data(cls, data: Any) -> Self:

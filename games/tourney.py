@@ -11,9 +11,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from games.base import competition_ranks
+
+
+class FormatSettings(BaseModel):
+    """A format's own settings (``TourneyFormat.Settings``): each field is one, with its
+    default and bounds; ``judge tourney`` gives each a flag (``--<name>``), the server's
+    tournament request takes them in ``settings``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class TourneySettings(Protocol):
@@ -24,9 +32,7 @@ class TourneySettings(Protocol):
     @property
     def options(self) -> Mapping[str, Any]: ...
     @property
-    def games(self) -> int: ...
-    @property
-    def runs(self) -> int: ...
+    def settings(self) -> Mapping[str, Any]: ...  # its Settings, validated, defaults filled
     @property
     def concurrency(self) -> int: ...
 
@@ -132,7 +138,7 @@ class TourneyFormat:
     """Round robin by default: every pair plays one match; a win is 1 point, a draw 1/2."""
 
     description = "round robin, one match per pair"
-    settings: frozenset[str] = frozenset()  # which of the spec's ``games``, ``runs`` it uses
+    Settings: type[FormatSettings] = FormatSettings  # none by default
     points_label = "points"  # what the main board ranks by
     unit = "matches"  # what progress counts
     # Every bot moves every turn: the runner batch-schedules the bots of its matches.
@@ -221,19 +227,23 @@ class RoundRobin(TourneyFormat):
     pass
 
 
+class FreeForAllSettings(FormatSettings):
+    games: int = Field(100, ge=1, le=1_000_000, description="games of every bot at one table")
+
+
 class FreeForAll(TourneyFormat):
     """``games`` matches of every bot at one table; a game won is a point."""
 
     description = "N free-for-all games of every bot"
-    settings = frozenset({"games"})
+    Settings = FreeForAllSettings
     points_label = "games won"
 
     def seats(self, bots: int) -> int:
         return bots
 
     def plan(self, spec: TourneySettings) -> list[PlannedMatch]:
-        n = len(spec.bots)
-        return [PlannedMatch(k + 1, tuple(range(n)), dict(spec.options)) for k in range(spec.games)]
+        n, games = len(spec.bots), int(spec.settings["games"])
+        return [PlannedMatch(k + 1, tuple(range(n)), dict(spec.options)) for k in range(games)]
 
     def points(self, tally: Tally) -> list[float]:
         return [float(w) for w in tally.wins]

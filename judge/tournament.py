@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from games import get_plugin
 from games.base import counted
@@ -59,12 +59,63 @@ class TourneySpec(BaseModel):
     bots: list[BotSpec] = Field(min_length=2)
     seed: int = 0
     options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
-    # Settings of the formats that use them (``TourneyFormat.settings``).
-    games: int = Field(100, ge=1, le=1_000_000, description="free-for-all formats: games")
-    runs: int = Field(10, ge=1, le=1000, description="arena formats: runs of every pair")
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="the game's tourney format's settings (its Settings)"
+    )
     turn_deadline: float = Field(1.0, gt=0)
     startup_allowance: float = Field(5.0, ge=0)
     concurrency: int = Field(2, ge=1, le=256, description="matches at once")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _format_settings_at_top_level(cls, data: Any) -> Any:
+        """Specs written before ``settings`` (stored tournaments, old API requests, contest
+        definitions) name the format's settings at the top level: those move into
+        ``settings``; another format's setting is checked by that format (within its
+        bounds), then ignored, as it always was."""
+        if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+            return data
+        try:
+            fields = get_plugin(data["game"]).format.Settings.model_fields
+        except LookupError:
+            return data
+        unknown = set(data) - set(cls.model_fields) - set(fields)
+        if unknown:
+            check_other_formats_settings({name: data[name] for name in unknown})
+        moved = {name: data[name] for name in fields if name in data}
+        if not moved or not isinstance(data.get("settings") or {}, dict):
+            return data
+        rest = {k: v for k, v in data.items() if k not in moved}
+        return {**rest, "settings": {**moved, **(data.get("settings") or {})}}
+
+    @model_validator(mode="after")
+    def _settings_of_the_format(self) -> TourneySpec:
+        try:
+            form = get_plugin(self.game).format
+        except LookupError as exc:
+            raise ValueError(str(exc)) from None
+        try:
+            self.settings = form.Settings.model_validate(self.settings).model_dump()
+        except ValidationError as exc:
+            # A plain ValueError: pydantic reports it under ``settings``, on one line.
+            problems = "; ".join(
+                f"settings.{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+            )
+            raise ValueError(problems) from None
+        return self
+
+
+def check_other_formats_settings(given: dict[str, Any]) -> None:
+    """ValueError for a value that a format taking a setting of its name would refuse."""
+    from games import all_plugins
+
+    for plugin in all_plugins().values():
+        form = plugin.format.Settings
+        for name in given.keys() & form.model_fields.keys():
+            try:
+                form.model_validate({name: given[name]})
+            except ValidationError as exc:
+                raise ValueError(f"{name}: {exc.errors()[0]['msg']}") from None
 
 
 class TourneyResult(BaseModel):
@@ -210,7 +261,7 @@ async def run_tourney(
         game=spec.game,
         format=form.description,
         seed=spec.seed,
-        options={**spec.options, **{name: getattr(spec, name) for name in sorted(form.settings)}},
+        options={**spec.options, **spec.settings},
         standings=standings,
         boards=boards,
         matches=records,

@@ -71,7 +71,7 @@ async def test_reference_counting_scores_equal_the_judges() -> None:
 def test_counting_tourney_takes_the_strategy_files_in_order() -> None:
     spec = counting_tourney(rounds=5, runs=2, count=4)
     assert [b.name for b in spec.bots] == [p.stem for p in arenas.counting_files()[:4]]
-    assert (spec.runs, spec.options, spec.concurrency) == (2, {"rounds": 5}, 2)
+    assert (spec.settings["runs"], spec.options, spec.concurrency) == (2, {"rounds": 5}, 2)
 
 
 async def test_reference_roshambolo_agrees_with_the_judge() -> None:

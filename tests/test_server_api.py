@@ -457,6 +457,23 @@ async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
     assert t["standings"]["matches"] == 2 and t["standings"]["finished"] == 2
     assert [row["played"] for row in t["standings"]["table"]] == [2, 2, 2]
     assert sum(row["games_won"] for row in t["standings"]["table"]) == 2
+    r = await api.http.post(
+        "/api/tournaments",
+        json={"game": "liarsdice", "bots": ["builtin:computer"] * 2, "settings": {"games": 3}},
+        headers=api.auth(alice),
+    )
+    assert r.status_code == 202, r.text
+    assert r.json()["spec"]["settings"]["settings"] == {"games": 3}
+    assert len(r.json()["spec"]["plan"]) == 3
+    assert (await wait_tournament(api, r.json()["id"]))["status"] == "finished"
+    # The request's old form still works, where a format does not take it too (as before).
+    for body in (
+        {"game": "liarsdice", "bots": ["builtin:computer"] * 2, "games": 2},
+        {"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "games": 2},
+    ):
+        r = await api.http.post("/api/tournaments", json=body, headers=api.auth(alice))
+        assert r.status_code == 202, (body, r.text)
+        assert (await wait_tournament(api, r.json()["id"]))["status"] == "finished"
     for body, needle in [
         ({"game": "rps", "bots": ["builtin:rock"]}, "bots"),
         ({"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "games": 0}, "games"),
@@ -464,6 +481,15 @@ async def test_tournament_free_for_all_and_refusals(api: Api) -> None:
         (
             {"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "options": {"turns": 0}},
             "turns",
+        ),
+        # Settings are the format's: rps's round robin has none, liar's dice's games are bounded.
+        (
+            {"game": "rps", "bots": ["builtin:rock", "builtin:paper"], "settings": {"games": 2}},
+            "settings.games",
+        ),
+        (
+            {"game": "liarsdice", "bots": ["builtin:computer"] * 2, "settings": {"games": 0}},
+            "settings.games",
         ),
     ]:
         r = await api.http.post("/api/tournaments", json=body, headers=api.auth(alice))

@@ -30,7 +30,8 @@ async def test_counting_three_boards_exactly_as_the_arena(tmp_path: Path) -> Non
     # zoidberg (48) beats both counters (96 a round), the counters draw 1000-1000.
     bots = ("crab", "zoidberg", "dedicated", "crab", "dedicated")
     result = await run_tourney(
-        spec("counting", *bots, options={"rounds": 10}, runs=2, seed=5), replays=tmp_path
+        spec("counting", *bots, options={"rounds": 10}, settings={"runs": 2}, seed=5),
+        replays=tmp_path,
     )
     score, wins, overall = result.boards
     assert [(r.name, r.rank, r.value) for r in score.rows] == [
@@ -78,7 +79,7 @@ async def test_counting_boards_do_not_depend_on_how_runs_are_shared_out() -> Non
                 "crab",
                 "grim_trigger",
                 options={"rounds": 30},
-                runs=3,
+                settings={"runs": 3},
                 seed=2,
                 concurrency=concurrency,
             )
@@ -91,7 +92,7 @@ async def test_counting_boards_do_not_depend_on_how_runs_are_shared_out() -> Non
 async def test_liarsdice_free_for_all_games(tmp_path: Path) -> None:
     seen: list[Progress] = []
     result = await run_tourney(
-        spec("liarsdice", "robot", "computer", games=4, seed=2),
+        spec("liarsdice", "robot", "computer", settings={"games": 4}, seed=2),
         replays=tmp_path,
         progress=seen.append,
     )
@@ -114,13 +115,13 @@ async def test_a_format_that_counts_no_lines_asks_for_none(tmp_path: Path) -> No
             sinks.setdefault(job.spec.game, []).append(len(job.sinks))
             return await super().run(job)
 
-    for game, bots, options in (
-        ("liarsdice", ("robot", "computer"), {}),
-        ("roshambolo", ("rock", "random"), {"rounds": 1, "race_to": 3}),
+    for game, bots, options, settings in (
+        ("liarsdice", ("robot", "computer"), {}, {"games": 3}),
+        ("roshambolo", ("rock", "random"), {"rounds": 1, "race_to": 3}, {}),
     ):
         async with Recording() as executor:
             await run_tourney(
-                spec(game, *bots, games=3, options=options),
+                spec(game, *bots, settings=settings, options=options),
                 replays=tmp_path / game,
                 executor=executor,
             )
@@ -163,7 +164,7 @@ async def test_same_seed_same_tourney_whatever_the_concurrency() -> None:
                 "computer",
                 "computer",
                 "computer",
-                games=5,
+                settings={"games": 5},
                 seed=9,
                 concurrency=concurrency,
             )
@@ -234,7 +235,9 @@ def test_cli_usage_errors_before_any_process(tmp_path: Path) -> None:
 async def test_counting_arena_bots_run_batch_scheduled_and_the_judge_returns_to_normal() -> None:
     policy = os.sched_getscheduler(0)
     bot = str(ROOT / "tests" / "bots" / "ct_policy.py")
-    result = await run_tourney(spec("counting", bot, "dedicated", options={"rounds": 4}, runs=1))
+    result = await run_tourney(
+        spec("counting", bot, "dedicated", options={"rounds": 4}, settings={"runs": 1})
+    )
     # 3 against the counter's 100: six points a round, so the bot ran batch-scheduled.
     assert [s.score for s in sorted(result.standings, key=lambda s: s.index)] == [24, 0]
     assert os.sched_getscheduler(0) == policy
@@ -248,7 +251,9 @@ async def test_a_free_for_all_tourney_runs_its_bots_batch_scheduled_too(tmp_path
     for path in (tmp_path, box, box / "bot.py"):
         path.chmod(0o755)
     bot = BotSpec(name="policy", argv=(sys.executable, str(box / "bot.py")), cwd=box, box=box)
-    tourney = TourneySpec(game="liarsdice", bots=[bot, resolve("computer", "liarsdice")], games=2)
+    tourney = TourneySpec(
+        game="liarsdice", bots=[bot, resolve("computer", "liarsdice")], settings={"games": 2}
+    )
     result = await run_tourney(tourney)
     # It answers nonsense (a disqualification) unless it runs batch-scheduled.
     assert [s.disqualified for s in sorted(result.standings, key=lambda s: s.index)] == [0, 0]
@@ -259,7 +264,7 @@ def test_counting_standings_read_two_bot_records_without_details() -> None:
     # Tournaments stored by a server before arena matches: one record per pair and run.
     from judge.tournament import MatchRecord, standings_for
 
-    tourney = spec("counting", "crab", "dedicated", "zoidberg", runs=1)
+    tourney = spec("counting", "crab", "dedicated", "zoidberg", settings={"runs": 1})
     records = [
         MatchRecord(
             number=1,

@@ -44,6 +44,7 @@ NOT_ASKED = "-"  # an arena replay line's order of a seat that did not move (dis
 
 
 class CountingOptions(GameOptions):
+    flags: ClassVar[tuple[str, ...]] = ("rounds",)
     rounds: int = Field(1000, ge=1, le=10_000_000, description="rounds of every pairing")
     runs: int = Field(1, ge=1, le=1000, description="times every pairing is played (N_RUNS)")
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import Field
+
 from games.base import competition_ranks, counted
 from games.tourney import (
     Board,
     BoardRow,
     BotStanding,
+    FormatSettings,
     MatchProgress,
     MatchRecord,
     PlannedMatch,
@@ -53,9 +56,13 @@ class RoundCounter(MatchProgress):
         self.report(self.total - self.reported, f"arena match {self.match.number} done")
 
 
+class ArenaSettings(FormatSettings):
+    runs: int = Field(10, ge=1, le=1000, description="runs of every pair")
+
+
 class Arena(TourneyFormat):
     description = "the arena: every pair x runs, three boards (Score, Wins, Overall)"
-    settings = frozenset({"runs"})
+    Settings = ArenaSettings
     arena = True
     boards_only = True
 
@@ -66,8 +73,9 @@ class Arena(TourneyFormat):
         # Arena matches of every bot (the game plays each pairing-run as its own game), the
         # runs shared out so that ``concurrency`` matches keep the cores busy.
         n = len(spec.bots)
-        parts = min(spec.concurrency, spec.runs)
-        shares = [spec.runs // parts + (k < spec.runs % parts) for k in range(parts)]
+        runs = int(spec.settings["runs"])
+        parts = min(spec.concurrency, runs)
+        shares = [runs // parts + (k < runs % parts) for k in range(parts)]
         return [
             PlannedMatch(k + 1, tuple(range(n)), {**spec.options, "runs": runs})
             for k, runs in enumerate(shares)
@@ -104,7 +112,7 @@ class Arena(TourneyFormat):
         ]
         points = tally.score
         boards, per_board_ranks, board_values = counting_boards(
-            names, tally.score, games_won, spec.runs
+            names, tally.score, games_won, int(spec.settings["runs"])
         )
         order = [row.index for row in boards[2].rows]
         ranks = per_board_ranks["overall"]

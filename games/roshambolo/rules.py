@@ -55,6 +55,7 @@ PLAIN_SHAPES = {"1": ROCK, "2": PAPER, "3": SCISSORS}
 
 
 class RoshamboloOptions(GameOptions):
+    flags: ClassVar[tuple[str, ...]] = ("race_to", "rounds")
     race_to: int = Field(100, ge=1, le=10_000_000, description="round wins that end a game")
     rounds: int = Field(1, ge=1, le=1_000_000, description="tourney rounds (every pair once each)")
 

@@ -32,6 +32,7 @@ KAGGLE_TIE_THRESHOLD = 20  # Kaggle's tieRewardThreshold: |wins - losses| under 
 
 
 class RpsOptions(GameOptions):
+    flags: ClassVar[tuple[str, ...]] = ("turns",)
     turns: int = Field(
         1000, ge=1, le=10_000_000, description="turns in the match (kaggle: episodeSteps)"
     )

@@ -83,6 +83,16 @@ def parse_option_pairs(values: tuple[str, ...]) -> dict[str, Any]:
     return result
 
 
+def option_pairs(game: str, flags: dict[str, Any], extra: tuple[str, ...]) -> dict[str, Any]:
+    """The game options given as flags (each game's ``GameOptions.flags``) and as ``-o``;
+    a flag of another game's option is refused, naming the flag."""
+    fields = get_game(game).Options.model_fields
+    for name in flags:
+        if name not in fields:
+            raise click.UsageError(f"--{name.replace('_', '-')} does not apply to {game}")
+    return {**flags, **parse_option_pairs(extra)}
+
+
 def resolve_bots(
     game: str,
     args: tuple[str, ...],
@@ -98,25 +108,6 @@ def resolve_bots(
     except BotError as exc:
         raise click.UsageError(str(exc)) from None
     return specs
-
-
-BOT_PYTHON_HELP = (
-    "run .py bots (and their adapters) on this Python, e.g. a virtual environment's "
-    "bin/python with the Kaggle image's packages; its prefix is shown to them read-only, "
-    "the sandbox is the same"
-)
-
-
-def bot_python_option(command: Any) -> Any:
-    """``--bot-python PATH``, shared by the commands that run bots."""
-    return click.option(
-        "--bot-python",
-        "python",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        default=None,
-        metavar="PATH",
-        help=BOT_PYTHON_HELP,
-    )(command)
 
 
 def name_origins(

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from games.base import counted
 from games.seeds import random_seed
-from judge.commands.cluster_options import cluster_options
-from judge.sandbox.base import LAYERS
+from judge.commands import options as shared
 
 if TYPE_CHECKING:
     from judge.evaluate import Evaluation
     from judge.executors.cluster import ClusterTLS
 
 
-@click.command("evaluate")
+@click.command("evaluate", cls=shared.GameCommand)
 @click.argument("game")
 @click.argument("a")
 @click.argument("b")
@@ -29,81 +28,29 @@ if TYPE_CHECKING:
     show_default=True,
     help="matches to play (A takes the first seat in odd ones, the second in even)",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="evaluation seed; every match's seed derives from it (default: random)",
-)
-@click.option("--turns", type=int, default=None, help="game option turns")
-@click.option("--race-to", type=int, default=None, help="game option race_to")
-@click.option("--rounds", type=int, default=None, help="game option rounds")
-@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1, 256),
-    default=None,
-    help="matches at once [default: number of CPUs]",
-)
-@click.option(
-    "--executor",
-    "executor_name",
-    default="inproc",
-    show_default=True,
-    metavar="inproc|local|tls://HOST:PORT|dask-local",
-    help="where matches run",
-)
-@click.option(
-    "--replays",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="keep every match's replay in this directory",
-)
-@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
-@click.option(
-    "--startup",
-    type=float,
-    default=5.0,
-    show_default=True,
-    help="extra seconds on a bot's first turn",
-)
-@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
-@click.option(
-    "--sandbox",
-    "layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="isolation layer (default: the strongest available)",
-)
-@click.option(
-    "--min-sandbox",
-    "min_layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="refuse to run below this isolation layer",
-)
-@click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
-@cluster_options
+@shared.SEED
+@shared.EXTRA
+@shared.MANY_MATCHES
+@shared.BOT_RUN
 def evaluate_command(
     game: str,
     a: str,
     b: str,
     episodes: int,
     seed: int | None,
-    turns: int | None,
-    race_to: int | None,
-    rounds: int | None,
+    flags: dict[str, Any],
     extra: tuple[str, ...],
+    replays: Path | None,
     concurrency: int | None,
     executor_name: str,
-    replays: Path | None,
     deadline: float,
     startup: float,
     adapter: str | None,
+    as_json: bool,
     layer: str | None,
     min_layer: str | None,
-    as_json: bool,
+    allowed: tuple[Path, ...],
+    python: Path | None,
     tls: ClusterTLS | None = None,
     insecure_cluster: bool = False,
 ) -> None:
@@ -129,10 +76,7 @@ def evaluate_command(
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
-    options = common.game_options(
-        game,
-        {"turns": turns, "race_to": race_to, "rounds": rounds, **common.parse_option_pairs(extra)},
-    )
+    options = common.game_options(game, common.option_pairs(game, flags, extra))
     try:
         cls.check_setup(2, cls.Options(**options))
     except ValueError as exc:
@@ -140,7 +84,7 @@ def evaluate_command(
     if replays is not None and not replays.parent.exists():
         raise click.UsageError(f"directory {replays.parent} does not exist")
     sandbox = common.sandbox_or_exit(layer, min_layer)
-    spec_a, spec_b = common.resolve_bots(game, (a, b), adapter)
+    spec_a, spec_b = common.resolve_bots(game, (a, b), adapter, allowed, python)
     seed = seed if seed is not None else random_seed()
     slots = concurrency or max(1, os.cpu_count() or 1)
     executor = open_executor(

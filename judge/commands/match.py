@@ -3,72 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 import trio
 
 from games import get_game
 from judge.commands import common
+from judge.commands import options as shared
 from judge.models import MatchSpec
 from judge.runner import run_match
-from judge.sandbox.base import LAYERS
 
 
-@click.command("match")
+@click.command("match", cls=shared.GameCommand)
 @click.argument("game")
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--seed", type=int, default=None, help="random seed (default: random)")
-@click.option("--turns", type=int, default=None, help="game option turns")
-@click.option("--race-to", type=int, default=None, help="game option race_to")
-@click.option("--rounds", type=int, default=None, help="game option rounds")
-@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option(
-    "--replay",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="write the replay here (.gz/.zst compress)",
-)
-@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
-@click.option(
-    "--startup",
-    type=float,
-    default=5.0,
-    show_default=True,
-    help="extra seconds on the first turn (interpreter and JIT start-up)",
-)
-@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
-@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
-@click.option(
-    "--sandbox",
-    "layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="isolation layer (default: the strongest available; see `judge sandbox`)",
-)
-@click.option(
-    "--min-sandbox",
-    "min_layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="refuse to run below this isolation layer",
-)
-@click.option(
-    "--allow-path",
-    "allowed",
-    multiple=True,
-    metavar="DIR",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="show this directory (read-only) to the bots, whose commands may then name "
-    "files in it; a bot sees only its own directory and the system's otherwise",
-)
-@common.bot_python_option
+@shared.SEED
+@shared.EXTRA
+@shared.REPLAY
+@shared.BOT_RUN
 def match(
     game: str,
     bots: tuple[str, ...],
     seed: int | None,
-    turns: int | None,
-    race_to: int | None,
-    rounds: int | None,
+    flags: dict[str, Any],
     extra: tuple[str, ...],
     replay: Path | None,
     deadline: float,
@@ -84,13 +42,7 @@ def match(
     from games.seeds import random_seed
 
     game = common.game_name(game)
-    pairs = {
-        "turns": turns,
-        "race_to": race_to,
-        "rounds": rounds,
-        **common.parse_option_pairs(extra),
-    }
-    options = common.game_options(game, pairs)
+    options = common.game_options(game, common.option_pairs(game, flags, extra))
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
     cls = get_game(game)
@@ -108,24 +60,10 @@ def match(
             f"{len(bots)} bots plays (judge tourney {game}).",
             err=True,
         )
-        click.get_current_context().invoke(
-            tourney,
-            game=game,
-            bots=bots,
-            seed=seed,
-            turns=turns,
-            rounds=rounds,
-            race_to=race_to,
-            extra=extra,
-            deadline=deadline,
-            startup=startup,
-            adapter=adapter,
-            as_json=as_json,
-            layer=layer,
-            min_layer=min_layer,
-            allowed=allowed,
-            python=python,
-        )
+        # The options they share, as given (tourney takes the same ones).
+        context = click.get_current_context()
+        given = {k: v for k, v in context.params.items() if k != "replay"}
+        context.invoke(tourney, **given, settings={})
         return
     if not cls.min_seats <= len(bots) <= cls.max_seats:
         raise click.UsageError(f"{game} takes {cls.seats_text()} bots, got {len(bots)}")

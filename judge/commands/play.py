@@ -19,6 +19,7 @@ import trio
 from games import get_plugin
 from games.seeds import random_seed
 from judge.botfiles import BOTS_DIR, GAMES_DIR
+from judge.commands import options as shared
 from judge.models import BotSpec, MatchSpec
 from judge.sandbox import BotProcess, PlainSandbox, Sandbox
 
@@ -48,24 +49,16 @@ class HumanSeatSandbox(Sandbox):
         return await self.bots.start(bot, seed=seed)
 
 
-@click.command("play")
+@click.command("play", cls=shared.GameCommand)
 @click.argument("game")
 @click.argument("bots", nargs=-1)
 @click.option(
     "--seat", type=click.IntRange(min=1), default=1, show_default=True, help="your seat (1 = first)"
 )
 @click.option("--name", default="human", show_default=True, help="your name in the results")
-@click.option("--seed", type=int, default=None, help="random seed (default: random)")
-@click.option("--turns", type=click.IntRange(min=1), default=None, help="game option turns")
-@click.option("--race-to", type=click.IntRange(min=1), default=None, help="game option race_to")
-@click.option("--rounds", type=click.IntRange(min=1), default=None, help="game option rounds")
-@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option(
-    "--replay",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="write the replay here",
-)
+@shared.SEED
+@shared.EXTRA
+@shared.REPLAY
 @click.option(
     "--think",
     type=float,
@@ -73,16 +66,14 @@ class HumanSeatSandbox(Sandbox):
     show_default=True,
     help="seconds a turn may take (yours and the bots')",
 )
-@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
+@shared.ADAPTER
 def play(
     game: str,
     bots: tuple[str, ...],
     seat: int,
     name: str,
     seed: int | None,
-    turns: int | None,
-    race_to: int | None,
-    rounds: int | None,
+    flags: dict[str, Any],
     extra: tuple[str, ...],
     replay: Path | None,
     think: float,
@@ -122,15 +113,7 @@ def play(
     if seat > seats:
         raise click.UsageError(f"--seat {seat} is past the last seat ({seats})")
     defaults: dict[str, Any] = dict(plugin.play.options)
-    pairs = {
-        **defaults,
-        **{
-            k: v
-            for k, v in {"turns": turns, "race_to": race_to, "rounds": rounds}.items()
-            if v is not None
-        },
-        **common.parse_option_pairs(extra),
-    }
+    pairs = {**defaults, **common.option_pairs(game, flags, extra)}
     options = common.game_options(game, pairs)
     if replay is not None and not replay.parent.exists():
         raise click.UsageError(f"directory {replay.parent} does not exist")

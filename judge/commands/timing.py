@@ -20,6 +20,7 @@ import click
 import trio
 
 from games.seeds import random_seed
+from judge.commands import options as shared
 from judge.models import MatchResult, MatchSpec, PlayerResult, ResponseStats
 
 
@@ -83,7 +84,7 @@ def describe(name: str, stats: ResponseStats) -> str:
     default=None,
     help="game to time BOT in [default: the game whose original had a time command]",
 )
-@click.option("--seed", type=int, default=None, help="random seed (default: random)")
+@shared.SEED
 @click.option(
     "--option",
     "-o",
@@ -98,9 +99,9 @@ def describe(name: str, stats: ResponseStats) -> str:
     default=None,
     help="matches per side, seeds SEED, SEED+1, ... (default: per game)",
 )
-@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
-@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
-@click.option("--json", "as_json", is_flag=True, help="print the figures as one JSON object")
+@shared.ADAPTER
+@shared.DEADLINE
+@shared.JSON
 def time_bot(
     bot: str,
     game: str | None,

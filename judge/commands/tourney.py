@@ -15,10 +15,8 @@ from games import get_plugin
 from games.base import counted
 from games.seeds import random_seed
 from games.tourney import number
-from judge.commands.cluster_options import cluster_options
-from judge.commands.common import bot_python_option
+from judge.commands import options as shared
 from judge.executors import ClusterTLS, Executor
-from judge.sandbox.base import LAYERS
 from judge.tournament import (
     Progress,
     TourneyResult,
@@ -28,96 +26,20 @@ from judge.tournament import (
 )
 
 
-@click.command("tourney")
+@click.command("tourney", cls=shared.TourneyCommand)
 @click.argument("game")
 @click.argument("bots", nargs=-1, required=True)
-@click.option(
-    "--seed", type=int, default=None, help="tourney seed; every match's seed derives from it"
-)
-@click.option(
-    "--turns", type=click.IntRange(min=1), default=None, help="game option turns (per match)"
-)
-@click.option("--rounds", type=click.IntRange(min=1), default=None, help="game option rounds")
-@click.option("--race-to", type=click.IntRange(min=1), default=None, help="game option race_to")
-@click.option(
-    "--games",
-    type=click.IntRange(min=1),
-    default=None,
-    help="free-for-all formats: games [default: 100]",
-)
-@click.option(
-    "--runs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="arena formats: runs of every pair [default: 10]",
-)
-@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE", help="any game option")
-@click.option(
-    "--replays",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="keep every match's replay in this directory [default: none kept]",
-)
-@click.option(
-    "--concurrency",
-    "-j",
-    type=click.IntRange(1, 256),
-    default=None,
-    help="matches at once [default: number of CPUs]",
-)
-@click.option(
-    "--executor",
-    "executor_name",
-    default="inproc",
-    show_default=True,
-    metavar="inproc|local|tls://HOST:PORT|dask-local",
-    help="where matches run: this process, a judge process per core, the workers "
-    "of a Dask scheduler, or a Dask LocalCluster started for the run",
-)
-@click.option("--deadline", type=float, default=1.0, show_default=True, help="seconds per turn")
-@click.option(
-    "--startup",
-    type=float,
-    default=5.0,
-    show_default=True,
-    help="extra seconds on a bot's first turn",
-)
-@click.option("--adapter", default=None, help="adapter for .py bots of the original projects")
-@click.option("--json", "as_json", is_flag=True, help="print the result as one JSON object")
-@click.option(
-    "--sandbox",
-    "layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="isolation layer (default: the strongest available; see `judge sandbox`)",
-)
-@click.option(
-    "--min-sandbox",
-    "min_layer",
-    type=click.Choice(LAYERS),
-    default=None,
-    help="refuse to run below this isolation layer",
-)
-@click.option(
-    "--allow-path",
-    "allowed",
-    multiple=True,
-    metavar="DIR",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    help="show this directory (read-only) to the bots, whose commands may then name files in it",
-)
-@cluster_options
-@bot_python_option
+@shared.SEED
+@shared.EXTRA
+@shared.MANY_MATCHES
+@shared.BOT_RUN
 def tourney(
     game: str,
     bots: tuple[str, ...],
     seed: int | None,
-    turns: int | None,
-    rounds: int | None,
-    race_to: int | None,
-    games: int | None,
-    runs: int | None,
+    flags: dict[str, Any],
     extra: tuple[str, ...],
+    settings: dict[str, Any],
     replays: Path | None,
     concurrency: int | None,
     executor_name: str,
@@ -139,30 +61,14 @@ def tourney(
     game = common.game_name(game)
     if len(bots) < 2:
         raise click.UsageError("a tourney needs at least 2 bots")
-    plugin = get_plugin(game)
-    fields = plugin.rules.Options.model_fields
-    misplaced = {
-        "--turns": turns is not None and "turns" not in fields,
-        "--race-to": race_to is not None and "race_to" not in fields,
-        "--rounds": rounds is not None and "rounds" not in fields,
-        "--games": games is not None and "games" not in plugin.format.settings,
-        "--runs": runs is not None and "runs" not in plugin.format.settings,
-    }
-    for flag, wrong in misplaced.items():
-        if wrong:
-            raise click.UsageError(f"{flag} does not apply to a {game} tourney")
+    pairs = common.option_pairs(game, flags, extra)
+    settings = format_settings(game, settings)
     try:
         check_executor(executor_name, tls=tls, insecure_cluster=insecure_cluster)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--executor") from None
     if deadline <= 0 or startup < 0:
         raise click.UsageError("--deadline must be > 0 and --startup >= 0")
-    pairs: dict[str, Any] = {
-        "turns": turns,
-        "race_to": race_to,
-        "rounds": rounds,
-        **common.parse_option_pairs(extra),
-    }
     options = common.game_options(game, pairs)
     seed = seed if seed is not None else random_seed()
     # Without --replays they are written to a scratch directory, gone at the end.
@@ -181,8 +87,7 @@ def tourney(
             bots=specs,
             seed=seed,
             options=options,
-            games=games or 100,
-            runs=runs or 10,
+            settings=settings,
             turn_deadline=deadline,
             startup_allowance=startup,
             concurrency=concurrency or max(1, os.cpu_count() or 1),
@@ -222,6 +127,21 @@ def tourney(
         print_tourney(result, shown)
         for line in common.name_origins(game, bots, specs):
             click.echo(line)
+
+
+def format_settings(game: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The tourney format's settings from their flags, checked by the format."""
+    form = get_plugin(game).format
+    for name in given:
+        if name not in form.Settings.model_fields:
+            raise click.UsageError(f"{shared.flag_of(name)} does not apply to a {game} tourney")
+    try:
+        return form.Settings.model_validate(given).model_dump()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{shared.flag_of(str(e['loc'][0]))}: {e['msg']}" for e in exc.errors()
+        )
+        raise click.UsageError(problems) from None
 
 
 def run_with_progress(

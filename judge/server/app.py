@@ -128,6 +128,11 @@ class TournamentRequest(Body):
     bots: list[str] = Field(min_length=2, max_length=64)
     options: dict[str, Any] = Field(default_factory=dict, description="game options per match")
     seed: int | None = Field(None, ge=0, lt=2**63)
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the format's settings (free-for-all: games; arena: runs; GET /api/games)",
+    )
+    # The settings' names before ``settings``: still accepted, ignored by formats without them.
     games: int | None = Field(None, ge=1, le=10_000, description="free-for-all formats: games")
     runs: int | None = Field(None, ge=1, le=1_000, description="arena formats: runs of every pair")
     concurrency: int | None = Field(
@@ -835,6 +840,8 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         settings: dict[str, Any] = {"options": data.options, "seed": data.seed}
         extra = {"games": data.games, "runs": data.runs, "concurrency": data.concurrency}
         settings.update({k: v for k, v in extra.items() if v})
+        if data.settings:
+            settings["settings"] = data.settings
         return await service.tournaments.create(user, data.game, data.bots, settings)
 
     @api.get(

@@ -75,7 +75,7 @@ def standings(tournament: Tournament, matches: list[Match]) -> dict[str, Any]:
         table = [row.model_dump() for row in ranked]
         boards = [board.model_dump() for board in board_list]
         form = get_plugin(tournament.game).format
-        settings = {**spec.options, **{name: getattr(spec, name) for name in form.settings}}
+        settings = {**spec.options, **spec.settings}
         for board in boards:
             for row in board["rows"]:  # as the terminal shows it (counting: a run's average)
                 row["shown"] = form.board_cell(board["name"], row["value"], settings, len(bots))

@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from games import all_games
+from games import all_plugins
 from judge import __version__, logs
 from judge.bots import builtin_bots, toolchains
 from judge.sandbox import Sandbox
@@ -195,9 +195,11 @@ class Service:
                 "min_seats": cls.min_seats,
                 "max_seats": cls.max_seats,
                 "options": cls.Options.model_json_schema(),
+                "tourney_settings": plugin.format.Settings.model_json_schema(),
                 "builtins": list(builtin_bots(name)),
             }
-            for name, cls in all_games().items()
+            for name, plugin in all_plugins().items()
+            for cls in [plugin.rules]
         ]
 
 

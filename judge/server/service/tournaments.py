@@ -61,7 +61,8 @@ class Tournaments:
     ) -> Tournament:
         """Plan a tournament with judge.tournament and queue all its matches at once.
 
-        ``settings`` are TourneySpec fields (options, seed, games, runs).
+        ``settings`` are TourneySpec fields (options, seed, concurrency, the format's
+        ``settings``; or those at the top level, as requests before it sent them).
         """
         game = game_or_error(game)
         if "options" in settings:
