@@ -203,7 +203,7 @@ def _to_json(analysed: Analysed) -> dict[str, object]:
 
 
 def _cache_dir() -> Path:
-    from judge.sandbox.launcher import cache_dir
+    from judge.sandbox.base import cache_dir
 
     return cache_dir()
 
