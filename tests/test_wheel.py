@@ -107,7 +107,8 @@ def plays_the_readme_match(judge: Path, where: Path) -> None:
         cwd=where,
     )
     result = json.loads(done.stdout)
-    assert [p["score"] for p in result["players"]] == [0, 999]
+    rock, predictor = (p["score"] for p in result["players"])
+    assert predictor > 990 and rock + predictor <= 1000 and result["winner"] == 1
     header = json.loads((where / "out.replay").read_text().splitlines()[0].split(" ", 1)[1])
     assert header["sandbox"] in ("namespaces", "cgroups")
     # the installed package, not this tree
