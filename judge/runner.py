@@ -680,9 +680,8 @@ class Match:
                     paused_for, paused_failures = to_move, len(failures)
                 budget = turn_deadline + (spec.startup_allowance if first else 0.0)
                 turn = Turn(movers, live, started, budget, first)
-                if banks:
+                if banks:  # (turn.allowed stays the deadline; the wait covers the fullest bank)
                     turn.timed = timed
-                    turn.allowed = budget
                     turn.budget += max(banks.get(i, 0.0) for i in movers)
                 turn.answers = answers
                 self.pending = turn

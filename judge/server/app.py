@@ -14,13 +14,11 @@ import json
 import math
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
-import trio
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
@@ -28,7 +26,7 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette import EventSourceResponse
-from starlette.datastructures import Headers, UploadFile
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.responses import (
     FileResponse,
@@ -44,12 +42,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from judge import __version__, logs
 from judge.server.clients import ClientAddresses, address_key
 from judge.server.contest_routes import contest_router
+from judge.server.forms import receive_upload
 from judge.server.health import unservable
 from judge.server.metrics import HttpMetrics
 from judge.server.records import Bot, Match, MatchStatus, Token, Tournament, Usage, User, Version
 from judge.server.service import FINAL, BadRequest, Service, ServiceError, Unauthorized
 from judge.server.storage import StorageUnavailable
-from judge.server.uploads import UploadRefused, read_limited
 from replays.export import asset_file, asset_names
 
 log = logs.get_logger("judge.server.http")
@@ -563,38 +561,6 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         return Revoked(revoked=await accounts.revoke_token(user, token_id))
 
     # -- bots ----------------------------------------------------------------------
-    async def receive_upload(
-        request: Request, allowed: set[str]
-    ) -> tuple[dict[str, str], Path, str, int]:
-        """The form fields and the uploaded file, written to the uploads directory."""
-        try:
-            async with request.form(max_files=1, max_fields=8, max_part_size=4096) as form:
-                unknown = sorted(set(form.keys()) - allowed)
-                if unknown:
-                    raise RequestValidationError(
-                        [
-                            {"type": "extra_forbidden", "loc": ("body", name), "msg": "unknown"}
-                            for name in unknown
-                        ]
-                    )
-                upload = form.get("file")
-                if not isinstance(upload, UploadFile) or not upload.filename:
-                    raise BadRequest("the form needs a file field named 'file' with a file name")
-                fields = {k: v for k, v in form.items() if isinstance(v, str)}
-                dest = config.uploads_dir / f"{uuid.uuid4().hex}.upload"
-                try:
-                    size = await trio.to_thread.run_sync(
-                        read_limited, upload.file, dest, config.limits.upload_bytes
-                    )
-                except UploadRefused as exc:
-                    dest.unlink(missing_ok=True)
-                    raise ServiceError(str(exc)) from None
-                return fields, dest, upload.filename, size
-        except HTTPException as exc:  # multipart parse errors
-            if isinstance(exc, BodyTooLarge):
-                raise
-            raise BadRequest(f"bad multipart form: {exc.detail}") from None
-
     def multipart(fields: dict[str, str]) -> dict[str, Any]:
         props = {
             name: {"type": "string", "format": "binary", "description": what}
@@ -638,7 +604,9 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
         openapi_extra=multipart(new_bot_form),
     )
     async def create_bot(request: Request, user: Writer) -> Uploaded:
-        fields, path, filename, size = await receive_upload(request, set(new_bot_form))
+        fields, path, filename, size = await receive_upload(
+            request, set(new_bot_form), config.uploads_dir, config.limits.upload_bytes
+        )
         try:
             bot, version = await catalog.upload(
                 user,
@@ -668,7 +636,9 @@ def build_app(service: Service, *, shutdown: anyio.Event | None = None) -> ASGIA
     )
     async def new_version(request: Request, ref: str, user: Writer) -> Uploaded:
         catalog.require_owner(user, await catalog.bot_or_404(ref))
-        _, path, filename, size = await receive_upload(request, set(version_form))
+        _, path, filename, size = await receive_upload(
+            request, set(version_form), config.uploads_dir, config.limits.upload_bytes
+        )
         try:
             bot, version = await catalog.upload(
                 user, upload=path, filename=filename, size=size, bot_ref=ref

@@ -6,25 +6,20 @@ Routes call ``service.contests`` (judge/server/service/contests.py), never stora
 # No "from __future__ import annotations": FastAPI reads the route annotations.
 
 import shutil
-import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
-import trio
 from fastapi import APIRouter, Depends, Request, Security
-from fastapi.exceptions import RequestValidationError
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.background import BackgroundTask
-from starlette.datastructures import UploadFile
-from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from judge.contests.definition import ContestSpec
+from judge.server.forms import receive_upload
 from judge.server.records import Bot, Match, User, Version
-from judge.server.service import BadRequest, Service, ServiceError
-from judge.server.uploads import UploadRefused, read_limited
+from judge.server.service import Service
 
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = {
@@ -139,7 +134,9 @@ def contest_router(service: Service) -> APIRouter:
         },
     )
     async def submit(request: Request, name: str, user: Writer) -> Submitted:
-        fields, path, filename, size = await _receive(request)
+        fields, path, filename, size = await receive_upload(
+            request, SUBMIT_FIELDS, config.uploads_dir, config.limits.upload_bytes
+        )
         try:
             bot, version, left = await contests.submit(
                 user,
@@ -152,35 +149,6 @@ def contest_router(service: Service) -> APIRouter:
         finally:
             path.unlink(missing_ok=True)
         return Submitted(bot=bot, version=version, left_today=left)
-
-    async def _receive(request: Request) -> tuple[dict[str, str], Path, str, int]:
-        try:
-            async with request.form(max_files=1, max_fields=4, max_part_size=4096) as form:
-                unknown = sorted(set(form.keys()) - SUBMIT_FIELDS)
-                if unknown:
-                    raise RequestValidationError(
-                        [
-                            {"type": "extra_forbidden", "loc": ("body", field), "msg": "unknown"}
-                            for field in unknown
-                        ]
-                    )
-                upload = form.get("file")
-                if not isinstance(upload, UploadFile) or not upload.filename:
-                    raise BadRequest("the form needs a file field named 'file' with a file name")
-                fields = {k: v for k, v in form.items() if isinstance(v, str)}
-                dest = config.uploads_dir / f"{uuid.uuid4().hex}.upload"
-                try:
-                    size = await trio.to_thread.run_sync(
-                        read_limited, upload.file, dest, config.limits.upload_bytes
-                    )
-                except UploadRefused as exc:
-                    dest.unlink(missing_ok=True)
-                    raise ServiceError(str(exc)) from None
-                return fields, dest, upload.filename, size
-        except HTTPException as exc:  # multipart parse errors (a body too large passes on)
-            if exc.status_code == 413:
-                raise
-            raise BadRequest(f"bad multipart form: {exc.detail}") from None
 
     @router.get(
         "/api/contests/{name}/me",

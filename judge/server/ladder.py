@@ -21,6 +21,20 @@ INITIAL = (MODEL.mu, MODEL.sigma)
 NEAREST = 3
 
 
+def board_row(found: Rating | None) -> dict[str, Any]:
+    """A leaderboard row's rating columns for a version (its ``Rating``, or none yet)."""
+    mu, sigma = (found.mu, found.sigma) if found else INITIAL
+    return {
+        "mu": round(mu, 3),
+        "sigma": round(sigma, 3),
+        "score": round(mu - 3 * sigma, 3),
+        "games": found.games if found else 0,
+        "wins": found.wins if found else 0,
+        "draws": found.draws if found else 0,
+        "losses": found.losses if found else 0,
+    }
+
+
 def rate(ratings: list[Rating], result: dict[str, Any]) -> list[Rating]:
     """New ratings for the seats of a finished match (in seat order)."""
     players = sorted(result["players"], key=lambda p: p["seat"])

@@ -406,20 +406,13 @@ class Contests:
         rows: list[dict[str, Any]] = []
         for entry in await self.current_entries(name, spec):
             found = ratings.get((entry.bot_id, entry.version))
-            mu, sigma = (found.mu, found.sigma) if found else rating.INITIAL
             rows.append(
                 {
                     "entry": entry.entry,
                     "user": entry.user,
                     "bot_id": entry.bot_id,
                     "version": entry.version,
-                    "mu": round(mu, 3),
-                    "sigma": round(sigma, 3),
-                    "score": round(mu - 3 * sigma, 3),
-                    "games": found.games if found else 0,
-                    "wins": found.wins if found else 0,
-                    "draws": found.draws if found else 0,
-                    "losses": found.losses if found else 0,
+                    **rating.board_row(found),
                 }
             )
         rows.sort(key=lambda r: (-r["score"], r["entry"]))

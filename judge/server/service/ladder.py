@@ -78,7 +78,6 @@ class Ladder:
             if bot.latest_version is None:
                 continue
             found = ratings.get((bot.id, bot.latest_version))
-            mu, sigma = (found.mu, found.sigma) if found else rating.INITIAL
             rows.append(
                 {
                     "bot": bot.name,
@@ -86,13 +85,7 @@ class Ladder:
                     "owner": bot.owner,
                     "version": bot.latest_version,
                     "enabled": bot.enabled,
-                    "mu": round(mu, 3),
-                    "sigma": round(sigma, 3),
-                    "score": round(mu - 3 * sigma, 3),
-                    "games": found.games if found else 0,
-                    "wins": found.wins if found else 0,
-                    "draws": found.draws if found else 0,
-                    "losses": found.losses if found else 0,
+                    **rating.board_row(found),
                 }
             )
         rows.sort(key=lambda r: (-r["score"], r["bot"]))
